@@ -1,0 +1,32 @@
+package pysparkext
+
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * Every switch the extension reads. All are ordinary Spark confs, settable per session at run
+ * time (`spark.conf.set`) or statically (`--conf`, spark-defaults.conf). The README lists them.
+ */
+object ExtConf {
+  /** Master kill switch: when false every rule of the extension returns its input plan unchanged. */
+  val Enabled = "spark.pyspark_ext.enabled"
+  /** Whole-plan nested schema pruning of Parquet and ORC scans. */
+  val NestedSchemaPruning = "spark.pyspark_ext.nestedSchemaPruning.enabled"
+  /** When true an internal error in a rule fails the query instead of falling back. */
+  val Strict = "spark.pyspark_ext.strict"
+  /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */
+  val ForceFailure = "spark.pyspark_ext.test.forceRuleFailure"
+
+  def bool(key: String, default: Boolean): Boolean = {
+    val raw = SQLConf.get.getConfString(key, default.toString).trim
+    raw.toLowerCase(java.util.Locale.ROOT) match {
+      case "true" => true
+      case "false" => false
+      case other => throw new IllegalArgumentException(
+        s"Spark conf $key must be true or false, got '$other'")
+    }
+  }
+
+  def enabled: Boolean = bool(Enabled, default = true)
+  def strict: Boolean = bool(Strict, default = false)
+  def forceFailure: Boolean = bool(ForceFailure, default = false)
+}

@@ -1,0 +1,50 @@
+package pysparkext
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.types.DataType
+
+/** Raised in strict mode when a rule of the extension fails internally. */
+class PySparkExtRuleException(rule: String, cause: Throwable)
+  extends RuntimeException(
+    s"pyspark-ext rule $rule failed (strict mode, ${ExtConf.Strict}=true): ${cause.getMessage}",
+    cause)
+
+/**
+ * A logical rewrite run under the extension's switches. It does nothing when the master switch or
+ * its feature switch is off. An internal error, or a rewrite that would change the query's output
+ * schema, leaves the plan as Spark planned it and logs a warning; in strict mode it fails the
+ * query instead. Optimisations are best effort, so falling back is always correct.
+ */
+abstract class GuardedRule extends Rule[LogicalPlan] with Logging {
+  /** The conf that switches this feature on; defaults to true. */
+  protected def featureConf: String
+
+  protected def rewrite(plan: LogicalPlan): LogicalPlan
+
+  final override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!ExtConf.enabled || !ExtConf.bool(featureConf, default = true)) return plan
+    try {
+      if (ExtConf.forceFailure) {
+        throw new IllegalStateException(s"forced failure (${ExtConf.ForceFailure}=true)")
+      }
+      val out = rewrite(plan)
+      if (!(out eq plan) && !DataType.equalsIgnoreNullability(out.schema, plan.schema)) {
+        throw new IllegalStateException(
+          s"rewrite changed the query output from ${plan.schema.catalogString} " +
+            s"to ${out.schema.catalogString}")
+      }
+      out
+    } catch {
+      case NonFatal(e) if !ExtConf.strict =>
+        logWarning(s"pyspark-ext rule $ruleName failed, so this query runs without it " +
+          s"(set ${ExtConf.Strict}=true to fail instead): $e", e)
+        plan
+      case e: PySparkExtRuleException => throw e
+      case NonFatal(e) => throw new PySparkExtRuleException(ruleName, e)
+    }
+  }
+}

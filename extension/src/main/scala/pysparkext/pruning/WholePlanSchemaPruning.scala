@@ -1,0 +1,122 @@
+package pysparkext.pruning
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.orc.OrcFileFormat
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.types.StructType
+
+import pysparkext.{ExtConf, GuardedRule}
+
+/**
+ * Whole-plan nested schema pruning (ScORe-style) for Parquet and ORC file scans.
+ *
+ * [[PlanNeeds]] computes what the whole plan, subqueries included, needs of every scanned column.
+ * Each struct, array or map column whose need is narrower than its type is read as the pruned
+ * type. The Filters directly above the scan and the first Project are rewritten onto the pruned
+ * columns by [[PrunedAttributes]], keeping nested predicates pushable; everything above keeps its
+ * original types because pruned values are padded back to them.
+ *
+ * Safe because a field is dropped only when no expression in the plan reads it: the analysis
+ * treats every expression it does not know, and every ordering, grouping, comparison, hash,
+ * serialisation or UDF of a struct, as needing the value whole. Scans inside subquery
+ * expressions are pruned when Spark optimises the subquery on its own; here they are only walked,
+ * for what they need of the outer query. Cached data (InMemoryRelation) is a leaf and is never
+ * pruned. Streaming plans are left alone.
+ */
+object WholePlanSchemaPruning extends GuardedRule {
+  override protected def featureConf: String = ExtConf.NestedSchemaPruning
+
+  override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
+    if (plan.isStreaming || !plan.exists(isPrunableScan)) return plan
+    val needs = new PlanNeeds().analyse(plan)
+    val replacements: Map[Seq[ExprId], PrunedScan] = plan.collect {
+      case r: LogicalRelation if isPrunableScan(r) => PrunedScan.of(r, needs)
+    }.flatten.map(p => p.original.output.map(_.exprId) -> p).toMap
+    if (replacements.isEmpty) plan else replaceScans(plan, replacements)
+  }
+
+  private def isPrunableScan(p: LogicalPlan): Boolean = p match {
+    case LogicalRelation(fs: HadoopFsRelation, _, _, false, _) =>
+      fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat]
+    case _ => false
+  }
+
+  private def replaceScans(
+      plan: LogicalPlan,
+      scans: Map[Seq[ExprId], PrunedScan]): LogicalPlan = {
+    def lookup(p: LogicalPlan): Option[(Seq[Filter], PrunedScan)] = p match {
+      case f: Filter => lookup(f.child).map { case (fs, s) => (f +: fs, s) }
+      case r: LogicalRelation => scans.get(r.output.map(_.exprId)).map(s => (Nil, s))
+      case _ => None
+    }
+    def rebuildFilters(filters: Seq[Filter], scan: PrunedScan): LogicalPlan =
+      filters.foldRight(scan.relation: LogicalPlan) { (f, child) =>
+        Filter(scan.rewrite(f.condition), child)
+      }
+    def go(p: LogicalPlan): LogicalPlan = p match {
+      case Project(list, child) if lookup(child).isDefined =>
+        val (filters, scan) = lookup(child).get
+        Project(list.map(scan.rewriteNamed), rebuildFilters(filters, scan))
+      case _ if lookup(p).isDefined =>
+        val (filters, scan) = lookup(p).get
+        Project(scan.original.output.map(scan.rewriteNamed), rebuildFilters(filters, scan))
+      case other => other.mapChildren(go)
+    }
+    go(plan)
+  }
+}
+
+/** One file scan read with a pruned data schema, and how to rewrite expressions onto it. */
+final case class PrunedScan(original: LogicalRelation, relation: LogicalRelation,
+    rewriter: PrunedAttributes) {
+
+  def rewrite(e: Expression): Expression = rewriter(e)
+
+  /** Keeps the output name and id, so the operators above see the column they expect. */
+  def rewriteNamed(ne: NamedExpression): NamedExpression = ne match {
+    case a: Alias =>
+      Alias(rewriter(a.child), a.name)(a.exprId, a.qualifier, a.explicitMetadata,
+        a.nonInheritableMetadataKeys)
+    case a: AttributeReference =>
+      val r = rewriter(a)
+      if (r eq a) a else Alias(r, a.name)(a.exprId, a.qualifier, Some(a.metadata))
+    case other => other
+  }
+}
+
+object PrunedScan {
+  def of(r: LogicalRelation, needs: PlanNeeds): Option[PrunedScan] = {
+    val fs = r.relation.asInstanceOf[HadoopFsRelation]
+    val resolver = org.apache.spark.sql.internal.SQLConf.get.resolver
+    val prunedTypes = r.output.flatMap { a =>
+      val inData = fs.dataSchema.exists(f => resolver(f.name, a.name))
+      val isMetadata = a.metadata.contains("__metadata_col") ||
+        a.metadata.contains("__file_source_metadata_col")
+      needs.needOf(a).filter(_ => inData && !isMetadata).flatMap { need =>
+        val t = Need.prune(a.dataType, need)
+        if (t != a.dataType && Need.leafCount(t) < Need.leafCount(a.dataType)) Some(a.exprId -> t)
+        else None
+      }
+    }.toMap
+    if (prunedTypes.isEmpty) return None
+
+    val newOutput = r.output.map { a =>
+      prunedTypes.get(a.exprId).fold(a) { t =>
+        AttributeReference(a.name, t, a.nullable, a.metadata)(qualifier = a.qualifier)
+      }
+    }
+    val byName = newOutput.map(a => a.name -> a.dataType)
+    val dataSchema = StructType(fs.dataSchema.fields.map { f =>
+      byName.find { case (n, _) => resolver(n, f.name) }.fold(f) { case (_, t) => f.copy(dataType = t) }
+    })
+    val relation = r.copy(
+      relation = fs.copy(dataSchema = dataSchema)(fs.sparkSession),
+      output = newOutput)
+    val replaced = r.output.zip(newOutput).collect {
+      case (old, nu) if prunedTypes.contains(old.exprId) => old.exprId -> nu
+    }.toMap
+    Some(PrunedScan(r, relation, new PrunedAttributes(replaced)))
+  }
+}

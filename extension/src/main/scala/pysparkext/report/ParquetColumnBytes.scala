@@ -1,0 +1,62 @@
+package pysparkext.report
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.schema.{GroupType, MessageType, Type}
+import org.apache.spark.sql.types._
+
+/**
+ * Bytes of the Parquet column chunks a Spark read schema selects, from file footers. The walk
+ * follows the Spark schema down the Parquet schema, so it sees through LIST and MAP wrappers in
+ * both the standard three-level and the legacy two-level forms.
+ */
+object ParquetColumnBytes {
+  /** (bytes of the columns `read` selects, bytes of the columns `full` selects), summed over files. */
+  def measure(files: Seq[String], full: StructType, read: StructType,
+      conf: Configuration): (Long, Long) = {
+    files.foldLeft((0L, 0L)) { case ((r, f), file) =>
+      val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file), conf))
+      try {
+        val footer = reader.getFooter
+        val schema = footer.getFileMetaData.getSchema
+        val sizes = footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
+          .groupMapReduce(_.getPath.toDotString)(_.getTotalSize)(_ + _)
+        def bytes(t: StructType): Long = selected(schema, t).iterator.map(p => sizes.getOrElse(p, 0L)).sum
+        (r + bytes(read), f + bytes(full))
+      } finally reader.close()
+    }
+  }
+
+  private def selected(message: MessageType, schema: StructType): Seq[String] =
+    struct(message, schema, Nil)
+
+  private def struct(g: GroupType, s: StructType, path: List[String]): Seq[String] =
+    s.fields.toSeq.flatMap { f =>
+      g.getFields.asScala.find(_.getName.equalsIgnoreCase(f.name)).toSeq
+        .flatMap(t => column(t, f.dataType, t.getName :: path))
+    }
+
+  private def column(t: Type, dt: DataType, path: List[String]): Seq[String] = (t, dt) match {
+    case (p, _) if p.isPrimitive => Seq(path.reverse.mkString("."))
+    case (g: GroupType, s: StructType) => struct(g, s, path)
+    case (g: GroupType, ArrayType(e, _)) if g.getFieldCount == 1 =>
+      val repeated = g.getType(0)
+      val isWrapper = !repeated.isPrimitive && repeated.asGroupType.getFieldCount == 1 &&
+        repeated.getName != "array" && repeated.getName != g.getName + "_tuple"
+      if (isWrapper) {
+        val element = repeated.asGroupType.getType(0)
+        column(element, e, element.getName :: repeated.getName :: path)
+      } else column(repeated, e, repeated.getName :: path)
+    case (g: GroupType, MapType(k, v, _)) if g.getFieldCount == 1 && !g.getType(0).isPrimitive =>
+      val kv = g.getType(0).asGroupType
+      val p = kv.getName :: path
+      column(kv.getType(0), k, kv.getType(0).getName :: p) ++
+        (if (kv.getFieldCount > 1) column(kv.getType(1), v, kv.getType(1).getName :: p) else Nil)
+    case (g: GroupType, _) => // a shape the walk does not know: count the whole group
+      g.getFields.asScala.toSeq.flatMap(c => column(c, NullType, c.getName :: path))
+  }
+}

@@ -1,0 +1,90 @@
+package pysparkext.report
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+import org.apache.spark.sql.types.StructType
+
+import pysparkext.pruning.Need
+
+/**
+ * For each scan a query runs, subqueries included: what it reads, what the table holds, and an
+ * estimate from Parquet footers of the bytes of the columns read against the full columns.
+ * Returned as JSON for `pyspark_ext.explain_read_schema`.
+ */
+object ReadSchemaReport extends AdaptiveSparkPlanHelper {
+  /** Footers read per scan at most; bytes are scaled up from them for larger scans. */
+  val MaxFooters = 64
+
+  def json(df: DataFrame): String = Json.write(scans(df))
+
+  def scans(df: DataFrame): Seq[Map[String, Any]] = {
+    val qe = df.queryExecution
+    val fullSchemas = fullSchemasByLocation(qe.analyzed)
+    val conf = df.sparkSession.sessionState.newHadoopConf()
+    collectWithSubqueries(qe.executedPlan)(scanOf).map { scan =>
+      scan(fullSchemas, conf)
+    }
+  }
+
+  private type Describe = (Map[String, StructType], org.apache.hadoop.conf.Configuration) =>
+    Map[String, Any]
+
+  private def scanOf: PartialFunction[SparkPlan, Describe] = {
+    case s: FileSourceScanExec => (full, conf) =>
+      val name = tableName(s.tableIdentifier.map(_.unquotedString), s.relation)
+      val fullSchema = full.getOrElse(locationKey(s.relation), s.relation.dataSchema)
+      val read = s.requiredSchema
+      val files = s.relation.location.inputFiles.toSeq
+      val bytes = s.relation.fileFormat match {
+        case _: ParquetFileFormat if files.nonEmpty =>
+          val sample = files.take(MaxFooters)
+          val (r, f) = ParquetColumnBytes.measure(sample, fullSchema, read, conf)
+          val scale = files.length.toDouble / sample.length
+          Some(((r * scale).toLong, (f * scale).toLong))
+        case _ => None
+      }
+      Map(
+        "table" -> name,
+        "format" -> s.relation.fileFormat.toString,
+        "full_schema" -> fullSchema.catalogString,
+        "read_schema" -> read.catalogString,
+        "full_leaves" -> Need.leafCount(fullSchema),
+        "read_leaves" -> Need.leafCount(read),
+        "bytes_read" -> bytes.map(_._1),
+        "bytes_full" -> bytes.map(_._2),
+        "pushed_filters" -> s.dataFilters.map(_.sql),
+        "files" -> files.length)
+    case b: BatchScanExec => (_, _) =>
+      val read = b.scan.readSchema()
+      Map(
+        "table" -> b.table.name(),
+        "format" -> b.scan.getClass.getSimpleName,
+        "full_schema" -> StructType(b.table.columns().map(c =>
+          org.apache.spark.sql.types.StructField(c.name, c.dataType, c.nullable))).catalogString,
+        "read_schema" -> read.catalogString,
+        "full_leaves" -> b.table.columns().map(c => Need.leafCount(c.dataType)).sum,
+        "read_leaves" -> Need.leafCount(read),
+        "bytes_read" -> None,
+        "bytes_full" -> None,
+        "pushed_filters" -> Nil,
+        "files" -> None)
+  }
+
+  private def locationKey(fs: HadoopFsRelation): String =
+    fs.location.rootPaths.map(_.toString).sorted.mkString(",")
+
+  private def tableName(identifier: Option[String], fs: HadoopFsRelation): String =
+    identifier.getOrElse(fs.location.rootPaths.map(_.toString).mkString(","))
+
+  private def fullSchemasByLocation(plan: LogicalPlan): Map[String, StructType] = {
+    val withSubqueries = plan.collectWithSubqueries { case r: LogicalRelation => r }
+    withSubqueries.collect {
+      case LogicalRelation(fs: HadoopFsRelation, _, _, _, _) => locationKey(fs) -> fs.dataSchema
+    }.toMap
+  }
+}

@@ -1,0 +1,18 @@
+"""pyspark-ext: a Catalyst optimizer extension that makes Spark read only what a query needs.
+
+>>> from pyspark.sql import SparkSession
+>>> import pyspark_ext
+>>> spark = pyspark_ext.configure(SparkSession.builder).getOrCreate()
+"""
+from .explain import explain_read_schema, format_report
+from .jar import EXTENSION_CLASS, build_jar
+from .session import configure, extension_confs
+
+__all__ = [
+    "EXTENSION_CLASS",
+    "build_jar",
+    "configure",
+    "explain_read_schema",
+    "extension_confs",
+    "format_report",
+]

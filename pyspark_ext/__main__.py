@@ -1,0 +1,33 @@
+"""Command line: ``python -m pyspark_ext {build,conf,demo}``."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pyspark_ext")
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build", help="compile the extension jar and print its path")
+    build.add_argument("--force", action="store_true", help="rebuild even if cached")
+    sub.add_parser("conf", help="print the Spark settings that enable the extension, as key=value")
+    demo = sub.add_parser("demo", help="run the demo on generated nested data")
+    demo.add_argument("--rows", type=int, default=200_000)
+    demo.add_argument("--dir", default=None, help="where to write the data (default: a cache dir)")
+    args = parser.parse_args(argv)
+
+    if args.command == "build":
+        from .jar import build_jar
+        print(build_jar(force=args.force))
+    elif args.command == "conf":
+        from .session import extension_confs
+        for key, value in extension_confs().items():
+            print(f"{key}={value}")
+    elif args.command == "demo":
+        from .demo import run_demo
+        run_demo(rows=args.rows, directory=args.dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Build the extension jar with the Scala compiler shipped inside pyspark.
+
+No sbt or Maven is needed: pyspark's ``jars/`` directory holds ``scala-compiler`` and every Spark
+jar, so the extension compiles against exactly the jars it runs in. The jar is cached under a name
+keyed by a hash of the sources and the Spark version, and rebuilt when either changes.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pyspark
+
+EXTENSION_CLASS = "pysparkext.PySparkExtSessionExtensions"
+SOURCES_DIR = Path(__file__).resolve().parent.parent / "extension" / "src" / "main" / "scala"
+CACHE_ENV = "PYSPARK_EXT_CACHE"
+
+
+def pyspark_jars_dir() -> Path:
+    return Path(pyspark.__file__).resolve().parent / "jars"
+
+
+def scala_sources() -> list[Path]:
+    sources = sorted(SOURCES_DIR.rglob("*.scala"))
+    if not sources:
+        raise FileNotFoundError(f"no Scala sources under {SOURCES_DIR}")
+    return sources
+
+
+def source_hash() -> str:
+    digest = hashlib.sha256(pyspark.__version__.encode())
+    for path in scala_sources():
+        digest.update(str(path.relative_to(SOURCES_DIR)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    root = os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "pyspark_ext"
+    return Path(root)
+
+
+def jar_path() -> Path:
+    return cache_dir() / f"pyspark-ext_spark-{pyspark.__version__}_{source_hash()}.jar"
+
+
+def build_jar(force: bool = False) -> Path:
+    """Return the path of an up-to-date extension jar, compiling it if needed."""
+    target = jar_path()
+    if target.exists() and not force:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="pyspark_ext_build_") as tmp:
+        classes = Path(tmp) / "classes"
+        classes.mkdir()
+        cmd = [
+            _java(), "-Xss8m", "-cp", str(pyspark_jars_dir() / "*"), "scala.tools.nsc.Main",
+            "-usejavacp", "-release", "17", "-d", str(classes),
+            *[str(s) for s in scala_sources()],
+        ]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(
+                "compiling the pyspark-ext Scala sources failed:\n" + result.stdout + result.stderr)
+        partial = Path(tmp) / target.name
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
+            jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: pyspark_ext\n")
+            for cls in sorted(classes.rglob("*")):
+                if cls.is_file():
+                    jar.write(cls, cls.relative_to(classes).as_posix())
+        shutil.move(str(partial), target)  # atomic within one filesystem: readers never see half a jar
+    return target
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return str(Path(home) / "bin" / "java")
+    found = shutil.which("java")
+    if not found:
+        raise RuntimeError("pyspark-ext needs a JDK (java on PATH or JAVA_HOME) to build its jar")
+    return found

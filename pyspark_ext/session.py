@@ -1,0 +1,32 @@
+"""One call that turns the extension on for a SparkSession builder."""
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+
+from .jar import EXTENSION_CLASS, build_jar
+
+
+def extension_confs() -> dict[str, str]:
+    """The Spark settings that load the extension, building the jar first if needed."""
+    return {"spark.jars": str(build_jar()), "spark.sql.extensions": EXTENSION_CLASS}
+
+
+def _append(existing: str | None, value: str) -> str:
+    items = [i for i in (existing or "").split(",") if i.strip()]
+    return ",".join(items if value in items else [*items, value])
+
+
+def configure(builder: SparkSession.Builder, **settings: str | bool) -> SparkSession.Builder:
+    """Return ``builder`` with the extension jar and ``spark.sql.extensions`` set.
+
+    Values already on the builder for ``spark.jars`` and ``spark.sql.extensions`` are kept; ours
+    are appended. Extra keyword settings are extension confs without their prefix, for example
+    ``configure(builder, strict=True)`` sets ``spark.pyspark_ext.strict=true``.
+    """
+    options = getattr(builder, "_options", {})
+    for key, value in extension_confs().items():
+        builder = builder.config(key, _append(options.get(key), value))
+    for name, value in settings.items():
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        builder = builder.config(f"spark.pyspark_ext.{name}", text)
+    return builder
