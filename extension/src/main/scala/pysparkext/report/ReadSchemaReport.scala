@@ -26,9 +26,10 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
     val qe = df.queryExecution
     val fullSchemas = fullSchemasByLocation(qe.analyzed)
     val conf = df.sparkSession.sessionState.newHadoopConf()
-    collectWithSubqueries(qe.executedPlan)(scanOf).map { scan =>
-      scan(fullSchemas, conf)
-    }
+    // A subquery can be reached twice, through its filter and through the scan it was pushed to.
+    val seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[SparkPlan, java.lang.Boolean])
+    collectWithSubqueries(qe.executedPlan) { case p if scanOf.isDefinedAt(p) && seen.add(p) => p }
+      .map(p => scanOf(p)(fullSchemas, conf))
   }
 
   private type Describe = (Map[String, StructType], org.apache.hadoop.conf.Configuration) =>

@@ -1,0 +1,47 @@
+"""Run a query with the extension off and on, and compare rows and read schemas."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+
+import pyspark_ext
+
+ENABLED = "spark.pyspark_ext.enabled"
+
+
+@dataclass
+class Run:
+    rows: list[str]
+    scans: list[dict[str, Any]]
+
+    @property
+    def read_schemas(self) -> list[str]:
+        return sorted(s["read_schema"] for s in self.scans)
+
+    @property
+    def leaves(self) -> int:
+        return sum(s["read_leaves"] for s in self.scans)
+
+
+def run(spark: SparkSession, query: str | DataFrame, enabled: bool) -> Run:
+    spark.conf.set(ENABLED, str(enabled).lower())
+    try:
+        df = spark.sql(query) if isinstance(query, str) else query
+        # A fresh DataFrame, so the plan is optimised under the current setting.
+        df = DataFrame(df._jdf.alias("q"), spark) if not isinstance(query, str) else df
+        rows = sorted(repr(tuple(r)) for r in df.collect())  # names embed expression ids
+        return Run(rows, pyspark_ext.explain_read_schema(df))
+    finally:
+        spark.conf.set(ENABLED, "true")
+
+
+def compare(spark: SparkSession, query: str | DataFrame) -> tuple[Run, Run]:
+    """(stock, extension) runs; fails if their rows differ."""
+    stock = run(spark, query, enabled=False)
+    ext = run(spark, query, enabled=True)
+    assert ext.rows == stock.rows, f"rows differ with the extension on for: {query}"
+    assert ext.leaves <= stock.leaves, (
+        f"the extension reads more leaves than stock Spark: {ext.read_schemas} vs {stock.read_schemas}")
+    return stock, ext

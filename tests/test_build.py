@@ -1,0 +1,52 @@
+"""The jar build, its cache, the CLI and build.sbt's truthfulness."""
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pyspark
+
+from pyspark_ext import jar
+from pyspark_ext.session import configure
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_build_sbt_matches_pinned_pyspark():
+    sbt = (ROOT / "build.sbt").read_text()
+    spark_version = re.search(r'val sparkVersion = "([^"]+)"', sbt).group(1)
+    scala_version = re.search(r'scalaVersion := "([^"]+)"', sbt).group(1)
+    assert spark_version == pyspark.__version__
+    pinned = re.search(r'"pyspark==([^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
+    assert pinned == spark_version
+    shipped = [p.name for p in jar.pyspark_jars_dir().glob("scala-library-*.jar")]
+    assert shipped == [f"scala-library-{scala_version}.jar"]
+    assert '"provided"' in sbt
+
+
+def test_jar_is_cached_by_source_hash_and_holds_the_entry_class():
+    path = jar.build_jar()
+    assert path == jar.jar_path() and jar.source_hash() in path.name
+    assert pyspark.__version__ in path.name
+    with zipfile.ZipFile(path) as z:
+        assert "pysparkext/PySparkExtSessionExtensions.class" in z.namelist()
+    assert jar.build_jar() == path  # a second call reuses it
+
+
+def test_conf_cli_prints_the_enabling_settings():
+    out = subprocess.run([sys.executable, "-m", "pyspark_ext", "conf"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    settings = dict(line.split("=", 1) for line in out)
+    assert settings["spark.sql.extensions"] == "pysparkext.PySparkExtSessionExtensions"
+    assert Path(settings["spark.jars"]).is_absolute() and Path(settings["spark.jars"]).exists()
+
+
+def test_configure_appends_to_existing_settings():
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.config("spark.sql.extensions", "com.example.Other")
+    configure(builder, strict=True)
+    options = builder._options
+    assert options["spark.sql.extensions"] == "com.example.Other,pysparkext.PySparkExtSessionExtensions"
+    assert options["spark.pyspark_ext.strict"] == "true"
+    builder._options.pop("spark.sql.extensions")
