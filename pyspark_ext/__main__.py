@@ -12,7 +12,7 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
     sub.add_parser("conf", help="print the Spark settings that enable the extension, as key=value")
     demo = sub.add_parser("demo", help="run the demo on generated nested data")
-    demo.add_argument("--rows", type=int, default=200_000)
+    demo.add_argument("--rows", type=int, default=100_000)
     demo.add_argument("--dir", default=None, help="where to write the data (default: a cache dir)")
     args = parser.parse_args(argv)
 
