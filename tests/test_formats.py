@@ -45,3 +45,19 @@ def test_every_join_type(spark, events, how):
     joined = left.crossJoin(right).where(cond) if how == "cross" else left.join(right, cond, how)
     cols = ["u.geo.city"] + ([] if how in ("left_semi", "left_anti") else ["ru.user_id"])
     compare(spark, joined.select(*cols))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc"])
+def test_dsv2_file_source(spark, events, orc_events, fmt):
+    spark.conf.set("spark.sql.sources.useV1SourceList", "")
+    try:
+        path = events if fmt == "parquet" else orc_events
+        df = spark.read.format(fmt).load(path).where("exists(page.views, v -> v.ts % 5 = 0)")
+        df = df.selectExpr("user.geo.city", "size(page.views)")
+        stock, ext = compare(spark, df)
+    finally:
+        spark.conf.unset("spark.sql.sources.useV1SourceList")
+    assert ext.scans[0]["format"].lower().startswith(fmt)
+    assert ext.read_schemas == [
+        "struct<user:struct<geo:struct<city:string>>,page:struct<views:array<struct<ts:bigint>>>>"]
+    assert stock.leaves > ext.leaves

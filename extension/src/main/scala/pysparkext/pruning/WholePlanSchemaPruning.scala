@@ -2,15 +2,11 @@ package pysparkext.pruning
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical._
-import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
-import org.apache.spark.sql.execution.datasources.orc.OrcFileFormat
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.types.StructType
 
 import pysparkext.{ExtConf, GuardedRule}
 
 /**
- * Whole-plan nested schema pruning (ScORe-style) for Parquet and ORC file scans.
+ * Whole-plan nested schema pruning (ScORe-style) for Parquet and ORC scans, DSv1 and DSv2.
  *
  * [[PlanNeeds]] computes what the whole plan, subqueries included, needs of every scanned column.
  * Each struct, array or map column whose need is narrower than its type is read as the pruned
@@ -29,18 +25,12 @@ object WholePlanSchemaPruning extends GuardedRule {
   override protected def featureConf: String = ExtConf.NestedSchemaPruning
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
-    if (plan.isStreaming || !plan.exists(isPrunableScan)) return plan
+    if (plan.isStreaming || !plan.exists(PrunableScan.unapply(_).isDefined)) return plan
     val needs = new PlanNeeds().analyse(plan)
     val replacements: Map[Seq[ExprId], PrunedScan] = plan.collect {
-      case r: LogicalRelation if isPrunableScan(r) => PrunedScan.of(r, needs)
+      case PrunableScan(scan) => PrunedScan.of(scan, needs)
     }.flatten.map(p => p.original.output.map(_.exprId) -> p).toMap
     if (replacements.isEmpty) plan else replaceScans(plan, replacements)
-  }
-
-  private def isPrunableScan(p: LogicalPlan): Boolean = p match {
-    case LogicalRelation(fs: HadoopFsRelation, _, _, false, _) =>
-      fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat]
-    case _ => false
   }
 
   private def replaceScans(
@@ -48,13 +38,11 @@ object WholePlanSchemaPruning extends GuardedRule {
       scans: Map[Seq[ExprId], PrunedScan]): LogicalPlan = {
     def lookup(p: LogicalPlan): Option[(Seq[Filter], PrunedScan)] = p match {
       case f: Filter => lookup(f.child).map { case (fs, s) => (f +: fs, s) }
-      case r: LogicalRelation => scans.get(r.output.map(_.exprId)).map(s => (Nil, s))
+      case l: LeafNode => scans.get(l.output.map(_.exprId)).map(s => (Nil, s))
       case _ => None
     }
     def rebuildFilters(filters: Seq[Filter], scan: PrunedScan): LogicalPlan =
-      filters.foldRight(scan.relation: LogicalPlan) { (f, child) =>
-        Filter(scan.rewrite(f.condition), child)
-      }
+      filters.foldRight(scan.relation) { (f, child) => Filter(scan.rewrite(f.condition), child) }
     def go(p: LogicalPlan): LogicalPlan = p match {
       case Project(list, child) if lookup(child).isDefined =>
         val (filters, scan) = lookup(child).get
@@ -68,8 +56,8 @@ object WholePlanSchemaPruning extends GuardedRule {
   }
 }
 
-/** One file scan read with a pruned data schema, and how to rewrite expressions onto it. */
-final case class PrunedScan(original: LogicalRelation, relation: LogicalRelation,
+/** One scan read with pruned column types, and how to rewrite expressions onto it. */
+final case class PrunedScan(original: PrunableScan, relation: LogicalPlan,
     rewriter: PrunedAttributes) {
 
   def rewrite(e: Expression): Expression = rewriter(e)
@@ -87,11 +75,10 @@ final case class PrunedScan(original: LogicalRelation, relation: LogicalRelation
 }
 
 object PrunedScan {
-  def of(r: LogicalRelation, needs: PlanNeeds): Option[PrunedScan] = {
-    val fs = r.relation.asInstanceOf[HadoopFsRelation]
+  def of(scan: PrunableScan, needs: PlanNeeds): Option[PrunedScan] = {
     val resolver = org.apache.spark.sql.internal.SQLConf.get.resolver
-    val prunedTypes = r.output.flatMap { a =>
-      val inData = fs.dataSchema.exists(f => resolver(f.name, a.name))
+    val prunedTypes = scan.output.flatMap { a =>
+      val inData = scan.dataSchema.exists(f => resolver(f.name, a.name))
       val isMetadata = a.metadata.contains("__metadata_col") ||
         a.metadata.contains("__file_source_metadata_col")
       needs.needOf(a).filter(_ => inData && !isMetadata).flatMap { need =>
@@ -102,21 +89,14 @@ object PrunedScan {
     }.toMap
     if (prunedTypes.isEmpty) return None
 
-    val newOutput = r.output.map { a =>
+    val newOutput = scan.output.map { a =>
       prunedTypes.get(a.exprId).fold(a) { t =>
         AttributeReference(a.name, t, a.nullable, a.metadata)(qualifier = a.qualifier)
       }
     }
-    val byName = newOutput.map(a => a.name -> a.dataType)
-    val dataSchema = StructType(fs.dataSchema.fields.map { f =>
-      byName.find { case (n, _) => resolver(n, f.name) }.fold(f) { case (_, t) => f.copy(dataType = t) }
-    })
-    val relation = r.copy(
-      relation = fs.copy(dataSchema = dataSchema)(fs.sparkSession),
-      output = newOutput)
-    val replaced = r.output.zip(newOutput).collect {
+    val replaced = scan.output.zip(newOutput).collect {
       case (old, nu) if prunedTypes.contains(old.exprId) => old.exprId -> nu
     }.toMap
-    Some(PrunedScan(r, relation, new PrunedAttributes(replaced)))
+    Some(PrunedScan(scan, scan.rebuild(newOutput), new PrunedAttributes(replaced)))
   }
 }

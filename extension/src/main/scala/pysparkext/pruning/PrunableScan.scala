@@ -1,0 +1,50 @@
+package pysparkext.pruning
+
+import java.util.Locale
+
+import org.apache.spark.sql.catalyst.expressions.AttributeReference
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.orc.OrcFileFormat
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, FileTable}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StructType
+
+/**
+ * A scan whose columns can be read with a pruned nested type: what it outputs, which of its
+ * columns come from the data files, and how to rebuild it with pruned output attributes.
+ *
+ * DSv1 Parquet and ORC file relations are rebuilt with a pruned data schema, as Spark's own
+ * SchemaPruning does. DSv2 relations are rebuilt with pruned output types only for Spark's own
+ * Parquet and ORC tables, whose scan builders honour nested pruning, and only while Spark's nested
+ * pruning is on: V2 push-down then asks the builder for exactly the pruned schema. A source that
+ * ignored the request would return wider values than the rewritten plan expects, so other DSv2
+ * sources are not touched.
+ */
+final case class PrunableScan(
+    plan: LogicalPlan,
+    output: Seq[AttributeReference],
+    dataSchema: StructType,
+    rebuild: Seq[AttributeReference] => LogicalPlan)
+
+object PrunableScan {
+  def unapply(plan: LogicalPlan): Option[PrunableScan] = plan match {
+    case r @ LogicalRelation(fs: HadoopFsRelation, output, _, false, _)
+        if fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat] =>
+      Some(PrunableScan(r, output, fs.dataSchema, newOutput => {
+        val dataSchema = StructType(fs.dataSchema.fields.map { f =>
+          newOutput.find(a => SQLConf.get.resolver(a.name, f.name))
+            .fold(f)(a => f.copy(dataType = a.dataType))
+        })
+        r.copy(relation = fs.copy(dataSchema = dataSchema)(fs.sparkSession), output = newOutput)
+      }))
+    case r: DataSourceV2Relation if !r.isStreaming && SQLConf.get.nestedSchemaPruningEnabled =>
+      r.table match {
+        case t: FileTable if Set("parquet", "orc").contains(t.formatName.toLowerCase(Locale.ROOT)) =>
+          Some(PrunableScan(r, r.output, t.dataSchema, newOutput => r.copy(output = newOutput)))
+        case _ => None
+      }
+    case _ => None
+  }
+}
