@@ -170,3 +170,27 @@ shape("hash_struct", "SELECT hash(user.geo) FROM events",
 shape("alias_shadows_column",
       "SELECT id.city FROM (SELECT user.geo AS id FROM events)",
       "struct<user:struct<geo:struct<city:string>>>")
+# array functions that keep element structure
+shape("flatten_field", "SELECT flatten(page.views.items).cpc FROM events",
+      "struct<page:struct<views:array<struct<items:array<struct<cpc:double>>>>>>")
+shape("slice_reverse_concat",
+      "SELECT concat(slice(page.views, 1, 2), reverse(page.views)).ts FROM events",
+      "struct<page:struct<views:array<struct<ts:bigint>>>>")
+shape("arrays_zip_field",
+      "SELECT z.views.ref FROM (SELECT explode(arrays_zip(page.views, user.segments)) AS z FROM events)",
+      "struct<user:struct<segments:array<string>>,page:struct<views:array<struct<ref:string>>>>")
+shape("map_entries_value", "SELECT map_entries(attrs).value.score FROM events",
+      "struct<attrs:map<string,struct<score:double>>>")
+shape("exists_over_map_values", "SELECT count(*) FROM events WHERE exists(map_values(attrs), v -> v.score > 1)",
+      "struct<attrs:map<string,struct<score:double>>>")
+shape("to_json_of_built_struct", "SELECT to_json(named_struct('c', user.geo.city, 'i', id)) FROM events",
+      "struct<id:bigint,user:struct<geo:struct<city:string>>>")
+shape("max_by_struct", "SELECT max_by(user, id).geo.city FROM events",
+      "struct<id:bigint,user:struct<geo:struct<city:string>>>")
+shape("count_distinct_leaf", "SELECT count(DISTINCT user.geo.country) FROM events",
+      "struct<user:struct<geo:struct<country:string>>>")
+# Spark plans the two identical sides of this UNION as one scan.
+shape("union_distinct_whole", "SELECT g.city FROM (SELECT user.geo AS g FROM events UNION SELECT user.geo FROM events)",
+      "struct<user:struct<geo:struct<country:string,city:string,lat:double,lon:double>>>")
+shape("count_distinct_struct", "SELECT count(DISTINCT user.geo) FROM events",
+      "struct<user:struct<geo:struct<country:string,city:string,lat:double,lon:double>>>")

@@ -53,6 +53,27 @@ trait ExpressionNeeds {
       ea.defaultValueOutOfBound.foreach(visit(_, need))
     case MapValues(child) => visit(child, need.map(n => Values(ofElements(n))))
     case MapKeys(child) => visit(child, need.map(_ => Presence))
+    case MapEntries(child) => visit(child, need.map {
+      case Elements(Fields(fs)) => Values(fs.getOrElse("value", Presence))
+      case Presence | Elements(Presence) => Values(Presence)
+      case _ => Whole
+    })
+    case Flatten(child) => visit(child, need.map(n => Elements(Elements(ofElements(n)))))
+    case s: Slice =>
+      visit(s.x, need)
+      visitWhole(s.start)
+      visitWhole(s.length)
+    case r: Reverse if r.dataType.isInstanceOf[ArrayType] => visit(r.child, need)
+    case c: Concat if c.dataType.isInstanceOf[ArrayType] => c.children.foreach(visit(_, need))
+    case z: ArraysZip =>
+      val names = z.names.map(_.eval().toString)
+      val fields: String => Option[Need] = need match {
+        case Some(Elements(Fields(fs))) => n => Some(fs.getOrElse(n, Presence))
+        case Some(Presence) | Some(Elements(Presence)) => _ => Some(Presence)
+        case Some(_) => _ => Some(Whole)
+        case None => _ => None
+      }
+      z.children.zip(names).foreach { case (c, n) => visit(c, fields(n).map(Elements(_))) }
 
     case s: Size => visit(s.child, Some(Presence))
     case IsNull(child) => visit(child, Some(Presence))
