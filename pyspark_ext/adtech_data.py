@@ -23,7 +23,7 @@ def payload_sql(width: int) -> str:
         if kind == 0:
             value = f"id * {i + 1} + seed"
         elif kind == 1:
-            value = f"concat('p{i}_', sha1(cast(id * {i + 7} + seed as string)))"
+            value = f"concat('p{i}_', substr(h, {i % 24 + 1}, 16), cast(id * {i + 7} as string))"
         elif kind == 2:
             value = f"cast(pmod(id + {i}, 1000) as double) / 7"
         else:
@@ -32,10 +32,14 @@ def payload_sql(width: int) -> str:
     return "named_struct(" + ", ".join(fields) + ")"
 
 
+def _with_row_hash(df: DataFrame) -> DataFrame:
+    return df.selectExpr("*", "sha1(cast(id * 7919 + seed as string)) AS h")
+
+
 def events(spark: SparkSession, rows: int, payload_width: int = 40, seed: int = 7,
            partitions: int = 4) -> DataFrame:
     """A DataFrame of ``rows`` events; write it with Parquet to query it."""
-    base = spark.range(0, rows, 1, partitions).selectExpr("id", f"{seed} AS seed")
+    base = _with_row_hash(spark.range(0, rows, 1, partitions).selectExpr("id", f"{seed} AS seed"))
     views = f"""transform(sequence(0, cast(pmod(id, 4) as int)), v -> named_struct(
         'ts', 1700000000000 + id * 1000 + v,
         'ref', concat('https://ref.example/', sha1(cast(id + v + seed as string))),

@@ -1,0 +1,1 @@
+"""Benchmark harness: the extension against stock Spark and against the physical limit."""

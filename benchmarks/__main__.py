@@ -1,0 +1,87 @@
+"""``python -m benchmarks run [--suite quick|nested|overhead|full] [--scale ROWS] [--out DIR]``."""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import pyspark_ext
+
+from . import datasets, report
+from .metrics import InputBytes
+from .nested_queries import NESTED_QUERIES
+from .overhead import run_overhead
+from .runner import run_query
+
+SUITES = {
+    # suite: (default rows, repeats, payload width, scaling row counts, scaling queries)
+    "quick": (100_000, 3, 1000, [25_000, 50_000, 100_000], ["payload_two_leaves", "chained_explode_revenue"]),
+    "nested": (1_000_000, 5, 1000, [], []),
+    "full": (20_000_000, 3, 1000, [1_000_000, 5_000_000, 20_000_000],
+             ["payload_two_leaves", "chained_explode_revenue", "hof_exists"]),
+}
+
+
+def session() -> SparkSession:
+    builder = (SparkSession.builder.master("local[2]").appName("pyspark-ext benchmarks")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "8g"))
+               .config("spark.sql.shuffle.partitions", "8"))
+    spark = pyspark_ext.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
+    spark = session()
+    metrics = InputBytes(spark)
+    results, overhead, scaling = [], [], []
+    rows, reps, width, scale_rows, scale_queries = SUITES.get(suite, SUITES["quick"])
+    rows, reps = scale or rows, repeat or reps
+    if suite != "overhead":
+        path = datasets.nested_events(spark, rows, payload_width=width)
+        spark.read.parquet(path).createOrReplaceTempView("events")
+        for name, sql in NESTED_QUERIES.items():
+            print(f"[nested] {name}", flush=True)
+            r = run_query(spark, metrics, "nested", name, sql, reps)
+            r.limit_bytes = r.column_bytes["extension"] if r.read_leaves["extension"] else None
+            results.append(r)
+        for n in scale_rows:
+            spark.read.parquet(datasets.nested_events(spark, n, payload_width=width)) \
+                .createOrReplaceTempView("events")
+            for q in scale_queries:
+                print(f"[scaling] {n:,} rows: {q}", flush=True)
+                r = run_query(spark, metrics, "scaling", q, NESTED_QUERIES[q], max(1, reps - 1))
+                scaling.append({"rows": n, "query": q, "seconds": r.seconds})
+    print("[overhead]", flush=True)
+    overhead = run_overhead(spark)
+    meta = {"command": "python -m " + " ".join(["benchmarks", *sys.argv[1:]]),
+            "suite": suite, "rows": rows, "repeat": reps,
+            "machine": f"{os.cpu_count()} cores, {platform.platform()}, local[2]",
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    report.write(out, meta, results, overhead, scaling)
+    spark.stop()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--suite", default="quick", choices=[*SUITES, "overhead"])
+    r.add_argument("--scale", type=int, default=None, help="rows of the nested event log")
+    r.add_argument("--repeat", type=int, default=None, help="timed runs per query and mode")
+    r.add_argument("--out", default=None, help="output directory (default benchmarks/out/<suite>)")
+    args = parser.parse_args(argv)
+    out = Path(args.out or Path(__file__).resolve().parent / "out" / args.suite)
+    print(f"results in {run(args.suite, args.scale, out, args.repeat)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
