@@ -194,3 +194,13 @@ shape("union_distinct_whole", "SELECT g.city FROM (SELECT user.geo AS g FROM eve
       "struct<user:struct<geo:struct<country:string,city:string,lat:double,lon:double>>>")
 shape("count_distinct_struct", "SELECT count(DISTINCT user.geo) FROM events",
       "struct<user:struct<geo:struct<country:string,city:string,lat:double,lon:double>>>")
+# correlated conditions pulled out of a subquery read nested fields of the subquery's own table
+shape("exists_inner_nested_condition",
+      "SELECT count(*) FROM events a WHERE EXISTS (SELECT 1 FROM events b "
+      "WHERE b.payload.f0000 = a.id AND b.user.geo.country = 'US')",
+      "struct<id:bigint>", "struct<user:struct<geo:struct<country:string>>,payload:struct<f0000:bigint>>")
+shape("in_correlated_inner_nested",
+      "SELECT count(*) FROM events a WHERE a.user.geo.city IN "
+      "(SELECT b.user.geo.city FROM events b WHERE b.user.user_id = a.user.user_id AND b.id <> a.id)",
+      "struct<id:bigint,user:struct<user_id:string,geo:struct<city:string>>>",
+      "struct<id:bigint,user:struct<user_id:string,geo:struct<city:string>>>")

@@ -112,8 +112,9 @@ q("grouping_sets_exploded",
   ("session.pageViews.url", "geo.country"))
 
 q("explode_lines_join_dim",
-  """SELECT d.label, count(*) FROM deep LATERAL VIEW explode(billing.lines) t AS l
-     LEFT JOIN (VALUES ('USD', 'dollar'), ('EUR', 'euro')) AS d(cur, label) ON billing.currency = d.cur
+  """SELECT d.label, count(*) FROM (
+       SELECT billing.currency AS cur, l FROM deep LATERAL VIEW explode(billing.lines) t AS l) e
+     LEFT JOIN (VALUES ('USD', 'dollar'), ('EUR', 'euro')) AS d(cur, label) ON e.cur = d.cur
      GROUP BY d.label""",
   ("billing.currency", "billing.lines.amount"))
 
@@ -287,7 +288,7 @@ q("exists_users_visiting_site3",
 
 q("in_subquery_exploded",
   """SELECT id FROM deep WHERE userId IN (
-       SELECT userId FROM deep LATERAL VIEW explode(billing.lines) t AS l WHERE l.amount > 90)""",
+       SELECT userId FROM deep LATERAL VIEW explode(billing.lines) t AS l WHERE l.amount > 80)""",
   ("id", "userId"), ("userId", "billing.lines.amount"))
 
 q("cte_used_twice",
@@ -403,3 +404,220 @@ q("trap_struct_literal_compare",
 q("trap_select_star_point",
   "SELECT * FROM deep WHERE id = 5",
   ("id", "userId", "eventTime", "session", "experiments", "geo", "billing", "features"))
+
+
+# ---------------------------------------------------------------- narrowing the EXISTS finding
+q("exists_equi_only",
+  """SELECT count(*) FROM deep a WHERE EXISTS (
+       SELECT 1 FROM deep b WHERE b.session.id = a.session.id AND b.geo.country = 'US')""",
+  ("session.id",), ("session.id", "geo.country"))
+
+q("exists_equi_plus_top_level_neq",
+  """SELECT count(*) FROM deep a WHERE EXISTS (
+       SELECT 1 FROM deep b WHERE b.session.id = a.session.id AND b.id <> a.id)""",
+  ("id", "session.id"), ("id", "session.id"))
+
+q("exists_equi_plus_nested_neq",
+  """SELECT count(*) FROM deep a WHERE EXISTS (
+       SELECT 1 FROM deep b WHERE b.session.id = a.session.id AND b.geo.country <> a.geo.country)""",
+  ("session.id", "geo.country"), ("session.id", "geo.country"))
+
+q("not_exists_nested_neq",
+  """SELECT count(*) FROM deep a WHERE NOT EXISTS (
+       SELECT 1 FROM deep b WHERE b.userId = a.userId AND b.features.f000 > a.features.f000)""",
+  ("userId", "features.f000"), ("userId", "features.f000"))
+
+# Spark rejects struct-typed outer references in scalar and LATERAL subqueries, so an analyst
+# flattens the outer side into a CTE first.
+q("scalar_subquery_nested_neq",
+  """WITH a AS (SELECT id, userId, features.f001 AS f001 FROM deep WHERE id < 200)
+     SELECT id, (SELECT count(*) FROM deep b WHERE b.userId = a.userId AND b.features.f001 < a.f001)
+            AS rank_in_user
+     FROM a""",
+  # decorrelation adds a domain scan of the outer side (id for the filter, the correlated f001)
+  ("id", "userId", "features.f001"), ("id", "features.f001"), ("userId", "features.f001"))
+
+q("lateral_subquery",
+  """WITH a AS (SELECT id, session.id AS sid, geo.region.name AS rname FROM deep WHERE id < 300)
+     SELECT a.id, x.cnt FROM a, LATERAL (
+       SELECT count(*) AS cnt FROM deep b WHERE b.session.id = a.sid AND b.geo.region.name = a.rname) x""",
+  # the inlined CTE is scanned three times (outer side and decorrelation domains)
+  ("id", "session.id", "geo.region.name"), ("id", "session.id", "geo.region.name"),
+  ("id", "session.id", "geo.region.name"), ("session.id", "geo.region.name"))
+
+q("in_correlated_inner_nested",
+  """SELECT count(*) FROM deep a WHERE a.geo.country IN (
+       SELECT b.geo.country FROM deep b WHERE b.session.id = a.session.id AND b.id <> a.id)""",
+  ("id", "session.id", "geo.country"), ("id", "session.id", "geo.country"))
+
+q("exists_inner_nested_vs_outer_top_level",
+  """SELECT count(*) FROM deep a WHERE EXISTS (
+       SELECT 1 FROM deep b WHERE b.features.profile.age = a.id % 70)""",
+  ("id",), ("features.profile.age",))
+
+# ---------------------------------------------------------------- more joins and subqueries
+q("full_outer_nested_key",
+  """SELECT coalesce(a.k, b.k) AS k, a.n, b.m FROM
+       (SELECT geo.region.code AS k, count(*) AS n FROM deep WHERE session.device.os = 'ios' GROUP BY 1) a
+     FULL OUTER JOIN
+       (SELECT geo.region.code AS k, round(sum(features.f002), 2) AS m FROM deep GROUP BY 1) b
+     ON a.k = b.k""",
+  ("session.device.os", "geo.region.code"), ("geo.region.code", "features.f002"))
+
+q("not_in_subquery_nested",
+  """SELECT count(*) FROM deep WHERE session.device.model NOT IN (
+       SELECT session.device.model FROM deep WHERE geo.country = 'JP' AND session.device.model IS NOT NULL)""",
+  ("session.device.model",), ("session.device.model", "geo.country"))
+
+q("except_all_fields",
+  """SELECT geo.country, session.device.os FROM deep
+     EXCEPT ALL SELECT geo.country, session.device.os FROM deep WHERE features.f004""",
+  ("session.device.os", "geo.country"), ("session.device.os", "geo.country", "features.f004"))
+
+# ---------------------------------------------------------------- more generators, aggregates, windows
+q("select_list_explode",
+  "SELECT id, explode(session.pageViews) AS pv FROM deep WHERE id < 100",
+  ("id", "session.pageViews"))
+
+q("select_list_explode_then_field",
+  "SELECT pv.ts FROM (SELECT id, explode_outer(session.pageViews) AS pv FROM deep) WHERE id % 3 = 0",
+  ("id", "session.pageViews.ts"))
+
+q("inline_then_one_field",
+  "SELECT url FROM (SELECT inline(session.pageViews) FROM deep)",
+  ("session.pageViews.url",))
+
+q("stack_nested",
+  "SELECT k, count(*) FROM (SELECT stack(2, geo.country, geo.region.name) AS k FROM deep) GROUP BY k",
+  ("geo.country", "geo.region.name"))
+
+q("unpivot_nested",
+  """SELECT col, count(DISTINCT val) FROM (
+       SELECT id, geo.country AS country, geo.region.name AS region FROM deep)
+     UNPIVOT (val FOR col IN (country, region)) GROUP BY col""",
+  ("geo.country", "geo.region.name"))
+
+q("arrays_zip_explode",
+  """SELECT z.url, z.ts FROM (
+       SELECT explode(arrays_zip(session.pageViews.url, session.pageViews.ts)) AS z FROM deep)
+     WHERE z.ts % 7 = 0""",
+  ("session.pageViews.url", "session.pageViews.ts"))
+
+q("transform_with_index",
+  "SELECT id, transform(billing.lines, (l, i) -> i * 100 + l.tax) FROM deep WHERE id < 100",
+  ("id", "billing.lines.tax"))
+
+q("array_contains_urls",
+  "SELECT count(*) FROM deep WHERE array_contains(session.pageViews.url, 'https://site1.example/p1')",
+  ("session.pageViews.url",))
+
+q("first_ignore_nulls_device",
+  "SELECT geo.country, first(session.device, true).os FROM deep GROUP BY 1",
+  ("session.device.os", "geo.country"))
+
+q("collect_list_struct_size",
+  "SELECT userId, size(collect_list(session.device)) AS devices FROM deep GROUP BY userId",
+  ("userId", "session.device.screen.w"))
+
+q("lag_with_default_struct",
+  """SELECT id, lag(geo.region, 1, named_struct('name', 'none', 'code', 'none'))
+                OVER (ORDER BY id).name AS prev_region FROM deep WHERE id < 400""",
+  ("id", "geo.region.name"))
+
+q("nth_value_named_window",
+  """SELECT id, nth_value(session.device.os, 2) OVER w AS second_os, count(*) OVER w AS n FROM deep
+     WINDOW w AS (PARTITION BY session.id ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)""",
+  ("id", "session.id", "session.device.os"))
+
+q("group_by_all",
+  "SELECT geo.country, session.device.os, count(*) FROM deep GROUP BY ALL",
+  ("session.device.os", "geo.country"))
+
+q("star_expansion_region",
+  "SELECT geo.region.* FROM deep WHERE id < 100",
+  ("id", "geo.region"))
+
+q("rename_cast_struct",
+  "SELECT cast(geo.region AS struct<n:string, c:string>).n AS n, count(*) FROM deep GROUP BY 1",
+  ("geo.region.name",))
+
+q("device_is_null_count",
+  "SELECT count(*) FROM deep WHERE session.device IS NULL",
+  ("session.device.screen.w",))
+
+q("first_pageview_is_null",
+  "SELECT count(*) FROM deep WHERE get(session.pageViews, 0) IS NULL",
+  ("session.pageViews.ts",))
+
+q("sample_repeatable",
+  "SELECT geo.country, count(*) FROM deep TABLESAMPLE (20 PERCENT) REPEATABLE (7) GROUP BY 1",
+  ("geo.country",))
+
+q("distribute_sort_by_nested",
+  """SELECT c, sum(n) FROM (SELECT geo.country AS c, size(session.pageViews) AS n FROM deep
+                           DISTRIBUTE BY geo.country SORT BY id) GROUP BY c""",
+  ("session.pageViews.ts", "geo.country"))  # the SORT BY under an aggregate is dropped
+
+# ---------------------------------------------------------------- more traps (whole values)
+q("trap_max_struct",
+  "SELECT geo.country, max(session.device).os FROM deep GROUP BY 1",
+  ("session.device", "geo.country"))
+
+q("trap_min_by_struct_key",
+  "SELECT min_by(id, geo.region) FROM deep",
+  ("id", "geo.region"))
+
+q("trap_rank_over_struct",
+  "SELECT id, rank() OVER (ORDER BY geo.region) AS r FROM deep WHERE id < 500",
+  ("id", "geo.region"))
+
+q("trap_cast_struct_to_string",
+  "SELECT cast(session.device AS string) AS s, count(*) FROM deep GROUP BY 1",
+  ("session.device",))
+
+q("trap_array_distinct_size",
+  "SELECT id, size(array_distinct(billing.lines)) FROM deep WHERE id < 300",
+  ("id", "billing.lines"))
+
+q("trap_collect_set_region",
+  "SELECT geo.country, size(collect_set(geo.region)) FROM deep GROUP BY 1",
+  ("geo",))
+
+q("trap_count_distinct_struct",
+  "SELECT count(DISTINCT session.device) FROM deep",
+  ("session.device",))
+
+q("trap_distinct_exploded_struct",
+  """SELECT count(*), count(l.sku) FROM (
+       SELECT DISTINCT l FROM deep LATERAL VIEW explode(billing.lines) t AS l)""",
+  ("billing.lines",))
+
+q("trap_array_max_struct",
+  "SELECT id, array_max(billing.lines).sku FROM deep WHERE id < 300",
+  ("id", "billing.lines"))
+
+q("trap_struct_in_list",
+  """SELECT count(*) FROM deep WHERE geo.region IN (named_struct('name', 'region1', 'code', 'R1'),
+                                                   named_struct('name', 'region2', 'code', 'R2'))""",
+  ("geo.region",))
+
+q("trap_from_json_to_json",
+  "SELECT from_json(to_json(geo), 'country string').country, count(*) FROM deep GROUP BY 1",
+  ("geo",))
+
+q("trap_map_value_group",
+  "SELECT experiments['exp_a'] AS a, count(*) FROM deep GROUP BY 1",
+  ("experiments",))
+
+q("trap_xxhash_struct",
+  "SELECT sum(xxhash64(billing) % 1000) FROM deep",
+  ("billing",))
+
+q("trap_udf_on_field_of_array",
+  "SELECT dev_label(session.device), size(session.pageViews) FROM deep WHERE id < 300",
+  ("id", "session.device", "session.pageViews.ts"))
+
+q("trap_array_contains_struct",
+  """SELECT count(*) FROM deep WHERE array_contains(billing.lines,
+       named_struct('amount', cast(0.02 as decimal(10,2)), 'tax', 0.03D, 'sku', 'SKU-3'))""",
+  ("billing.lines",))

@@ -68,6 +68,8 @@ def leaves_of(catalog_string: str) -> int:
 def classify(expected, got) -> str:
     if expected is None:
         return "-"
+    if got is None:
+        return "?"
     if got == expected:
         return "yes"
     if sum(leaves_of(s) for s in got) == sum(leaves_of(s) for s in expected):
@@ -128,6 +130,8 @@ def main(filters: list[str]) -> int:
         print(f"{name:38s} {r['status']:11s} stock={r.get('stock_leaves', '?'):>4} "
               f"ext={r.get('ext_leaves', '?'):>4} minimal(stock/ext)={r['stock_minimal']}/{r['ext_minimal']}"
               f"  {r['seconds']}s", flush=True)
+        if r["status"] != "OK":
+            print("    " + r.get("error", "").strip().splitlines()[0][:300], flush=True)
 
     Path(RESULTS).write_text(json.dumps(results, indent=1))
     report(results)

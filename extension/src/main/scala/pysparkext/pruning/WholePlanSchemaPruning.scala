@@ -17,19 +17,21 @@ import pysparkext.{ExtConf, GuardedRule}
  * Safe because a field is dropped only when no expression in the plan reads it: the analysis
  * treats every expression it does not know, and every ordering, grouping, comparison, hash,
  * serialisation or UDF of a struct, as needing the value whole. Scans inside subquery
- * expressions are pruned when Spark optimises the subquery on its own; here they are only walked,
- * for what they need of the outer query. Cached data (InMemoryRelation) is a leaf and is never
- * pruned. Streaming plans are left alone.
+ * expressions are pruned here too, with what the enclosing query needs of the subquery's output
+ * and of its correlated conditions: when Spark optimises a subquery on its own, the columns those
+ * pulled-up conditions read are part of its output and so look needed whole. Cached data
+ * (InMemoryRelation) is a leaf and is never pruned. Streaming plans are left alone.
  */
 object WholePlanSchemaPruning extends GuardedRule {
   override protected def featureConf: String = ExtConf.NestedSchemaPruning
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
-    if (plan.isStreaming || !plan.exists(PrunableScan.unapply(_).isDefined)) return plan
+    if (plan.isStreaming) return plan
+    val scans = plan.collectWithSubqueries { case PrunableScan(scan) => scan }
+    if (scans.isEmpty) return plan
     val needs = new PlanNeeds().analyse(plan)
-    val replacements: Map[Seq[ExprId], PrunedScan] = plan.collect {
-      case PrunableScan(scan) => PrunedScan.of(scan, needs)
-    }.flatten.map(p => p.original.output.map(_.exprId) -> p).toMap
+    val replacements: Map[Seq[ExprId], PrunedScan] = scans.flatMap(PrunedScan.of(_, needs))
+      .map(p => p.original.output.map(_.exprId) -> p).toMap
     if (replacements.isEmpty) plan else replaceScans(plan, replacements)
   }
 
@@ -50,7 +52,9 @@ object WholePlanSchemaPruning extends GuardedRule {
       case _ if lookup(p).isDefined =>
         val (filters, scan) = lookup(p).get
         Project(scan.original.output.map(scan.rewriteNamed), rebuildFilters(filters, scan))
-      case other => other.mapChildren(go)
+      case other => other.mapChildren(go).transformExpressions {
+        case s: SubqueryExpression => s.withNewPlan(go(s.plan))
+      }
     }
     go(plan)
   }

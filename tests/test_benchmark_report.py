@@ -1,0 +1,33 @@
+"""The benchmark report: summary ratios, Markdown and charts, from synthetic results (no Spark)."""
+import json
+
+from benchmarks import report
+from benchmarks.runner import QueryResult
+
+
+def _result(name, stock_s, ext_s, stock_b, ext_b):
+    r = QueryResult("nested", name, rows=1)
+    r.seconds = {"stock": stock_s, "extension": ext_s}
+    r.plan_ms = {"stock": 10.0, "extension": 12.0}
+    r.input_bytes = {"stock": stock_b, "extension": ext_b}
+    r.column_bytes = {"stock": stock_b, "extension": ext_b}
+    r.read_leaves = {"stock": 10, "extension": 2}
+    r.limit_bytes = ext_b
+    return r
+
+
+def test_summary_and_outputs(tmp_path):
+    results = [_result("a", 4.0, 1.0, 1000, 100), _result("b", 2.0, 2.0, 1000, 500)]
+    summary = report.summarise(results)["nested"]
+    assert summary["median_time_ratio"] == 0.625
+    assert summary["median_bytes_ratio"] == 0.3
+    assert summary["total_bytes_ratio"] == 0.3
+    assert summary["median_added_plan_ms"] == 2.0
+    meta = {"command": "python -m benchmarks run", "rows": 10, "repeat": 1, "machine": "test"}
+    report.write(tmp_path, meta, results, [], [{"rows": 10, "query": "a",
+                                                "seconds": {"stock": 1.0, "extension": 0.5}}])
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["queries"][0]["time_ratio"] == 0.25
+    assert "| nested | a | 4.00 | 1.00 | 0.25 |" in (tmp_path / "results.md").read_text()
+    for png in ("time_per_query.png", "bytes_per_query.png", "scaling.png"):
+        assert (tmp_path / png).stat().st_size > 1000
