@@ -71,9 +71,7 @@ def run_query(spark: SparkSession, metrics: InputBytes, suite: str, name: str, s
         for mode in order:
             _set(spark, mode)
             df = spark.sql(sql)
-            start = time.perf_counter()
-            rows, nbytes = metrics.measure(df.collect, f"bench-{suite}-{name}-{mode}-{i}")
-            elapsed = time.perf_counter() - start
+            rows, elapsed, nbytes = metrics.measure(df.collect, f"bench-{suite}-{name}-{mode}")
             canon = sorted(repr(tuple(r)) for r in rows)
             if reference is None:
                 reference = canon

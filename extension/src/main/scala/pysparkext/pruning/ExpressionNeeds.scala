@@ -22,7 +22,8 @@ trait ExpressionNeeds {
   /** Walks a subquery's plan, given what the enclosing expression needs of its output. */
   protected def visitSubqueryPlan(
       plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan,
-      outputNeed: Option[Need]): Unit
+      outputNeed: Option[Need],
+      valueColumns: Int): Unit
 
   final def visitWhole(e: Expression): Unit = visit(e, Some(Whole))
 
@@ -195,10 +196,14 @@ trait ExpressionNeeds {
   }
 
   private def visitSubquery(s: SubqueryExpression, need: Option[Need]): Unit = {
+    // Output columns past the subquery's value only feed its pulled-up correlated conditions,
+    // whose needs come from joinCond below.
     s match {
-      case _: ScalarSubquery => visitSubqueryPlan(s.plan, need)
-      case _: Exists => visitSubqueryPlan(s.plan, None)
-      case _ => visitSubqueryPlan(s.plan, Some(Whole))
+      case _: ScalarSubquery => visitSubqueryPlan(s.plan, need, valueColumns = 1)
+      case _: Exists => visitSubqueryPlan(s.plan, None, valueColumns = 0)
+      case l: ListQuery if l.numCols >= 0 =>
+        visitSubqueryPlan(s.plan, Some(Whole), valueColumns = l.numCols)
+      case _ => visitSubqueryPlan(s.plan, Some(Whole), valueColumns = s.plan.output.length)
     }
     // The correlated conditions already pulled out of the subquery plan reference outer columns.
     val joinCond = s match {

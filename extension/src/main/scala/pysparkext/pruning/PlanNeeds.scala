@@ -32,8 +32,9 @@ final class PlanNeeds extends ExpressionNeeds {
     this
   }
 
-  override protected def visitSubqueryPlan(plan: LogicalPlan, outputNeed: Option[Need]): Unit = {
-    outputNeed.foreach(n => plan.output.foreach(a => needs.add(a.exprId, n)))
+  override protected def visitSubqueryPlan(
+      plan: LogicalPlan, outputNeed: Option[Need], valueColumns: Int): Unit = {
+    outputNeed.foreach(n => plan.output.take(valueColumns).foreach(a => needs.add(a.exprId, n)))
     walk(plan)
   }
 

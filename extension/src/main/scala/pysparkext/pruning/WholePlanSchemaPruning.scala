@@ -52,11 +52,12 @@ object WholePlanSchemaPruning extends GuardedRule {
       case _ if lookup(p).isDefined =>
         val (filters, scan) = lookup(p).get
         Project(scan.original.output.map(scan.rewriteNamed), rebuildFilters(filters, scan))
-      case other => other.mapChildren(go).transformExpressions {
-        case s: SubqueryExpression => s.withNewPlan(go(s.plan))
-      }
+      case other => other.mapChildren(go)
     }
-    go(plan)
+    def withSubqueries(p: LogicalPlan): LogicalPlan = go(p).transform { case node =>
+      node.transformExpressions { case s: SubqueryExpression => s.withNewPlan(withSubqueries(s.plan)) }
+    }
+    withSubqueries(plan)
   }
 }
 

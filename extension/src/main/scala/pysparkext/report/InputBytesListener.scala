@@ -2,6 +2,9 @@ package pysparkext.report
 
 import java.util.concurrent.atomic.AtomicLong
 
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.fs.FileSystem
 import org.apache.spark.SparkContext
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobEnd, SparkListenerTaskEnd}
 
@@ -32,6 +35,12 @@ class InputBytesListener extends SparkListener {
 }
 
 object InputBytesListener {
+  /**
+   * Bytes read through Hadoop file systems by this JVM so far. In local mode the executors run in
+   * the driver's JVM, so the difference across a query is what its scans read from storage.
+   */
+  def fileSystemBytesRead(): Long = FileSystem.getAllStatistics.asScala.map(_.getBytesRead).sum
+
   def install(sc: SparkContext): InputBytesListener = {
     val listener = new InputBytesListener
     sc.addSparkListener(listener)
