@@ -46,7 +46,7 @@ def _mib(n: float | None) -> str:
 
 def markdown(meta: dict, summary: dict, results: list[QueryResult], overhead: list[dict],
              scaling: list[dict]) -> str:
-    lines = [f"# Benchmark results", "",
+    lines = ["# Benchmark results", "",
              f"Command: `{meta['command']}`  ", f"Rows: {meta['rows']:,}; repeats: {meta['repeat']} "
              f"(median); machine: {meta['machine']}.", "",
              "Absolute times are of this machine; compare the ratios. *Ratio* is extension-on over "

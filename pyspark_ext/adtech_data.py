@@ -40,7 +40,7 @@ def events(spark: SparkSession, rows: int, payload_width: int = 40, seed: int = 
            partitions: int = 4) -> DataFrame:
     """A DataFrame of ``rows`` events; write it with Parquet to query it."""
     base = _with_row_hash(spark.range(0, rows, 1, partitions).selectExpr("id", f"{seed} AS seed"))
-    views = f"""transform(sequence(0, cast(pmod(id, 4) as int)), v -> named_struct(
+    views = """transform(sequence(0, cast(pmod(id, 4) as int)), v -> named_struct(
         'ts', 1700000000000 + id * 1000 + v,
         'ref', concat('https://ref.example/', sha1(cast(id + v + seed as string))),
         'items', transform(sequence(0, cast(pmod(id + v, 3) as int)), i -> named_struct(

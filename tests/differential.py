@@ -11,6 +11,27 @@ import pyspark_ext
 ENABLED = "spark.pyspark_ext.enabled"
 
 
+def strict_session(app: str, warehouse: str) -> SparkSession:
+    """The test session: extension loaded, strict mode, and Spark's own plan-change validation, so
+    a rule that breaks plan integrity fails the query that triggers it."""
+    import os
+    import sys
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.planChangeValidation", "true")
+        .config("spark.sql.warehouse.dir", warehouse)
+        .config("spark.driver.memory", "2g")
+    )
+    spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 @dataclass
 class Run:
     rows: list[str]

@@ -9,7 +9,6 @@ schemas equal the hand-worked minimum from queries.py. Not a pytest file.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import tempfile
@@ -22,30 +21,16 @@ sys.path.insert(0, str(ROOT))
 
 from pyspark.sql import SparkSession  # noqa: E402
 
-import pyspark_ext  # noqa: E402
 from tests.battery.adtech_deep import DEEP_SCHEMA, leaf_count, write_deep  # noqa: E402
 from tests.battery.queries import QUERIES  # noqa: E402
-from tests.differential import compare, run  # noqa: E402
+from tests.differential import compare, run, strict_session  # noqa: E402
 
 DATA = "/tmp/battery_data"
 RESULTS = "/tmp/battery_results.json"
 
 
 def session() -> SparkSession:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("pyspark-ext-battery")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.planChangeValidation", "true")
-        .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="battery-warehouse-"))
-        .config("spark.driver.memory", "2g")
-        .config("spark.ui.showConsoleProgress", "false")
-    )
-    spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    return strict_session("pyspark-ext-battery", tempfile.mkdtemp(prefix="battery-warehouse-"))
 
 
 def dev_label(d):
