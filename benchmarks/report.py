@@ -50,8 +50,8 @@ def markdown(meta: dict, summary: dict, results: list[QueryResult], overhead: li
              f"Command: `{meta['command']}`  ", f"Rows: {meta['rows']:,}; repeats: {meta['repeat']} "
              f"(median); machine: {meta['machine']}.", "",
              "Absolute times are of this machine; compare the ratios. *Ratio* is extension-on over "
-             "stock Spark 4.3.0, measured alternately in one process. *Input MiB* is what the query "
-             "read through Hadoop file systems; *column MiB* is the compressed size of the column chunks the "
+             "stock Spark 4.3.0, measured alternately in one process. *Input MiB* is what Spark's JVM "
+             "read through read system calls while the query ran (/proc/PID/io rchar); *column MiB* is the compressed size of the column chunks the "
              "scan selects (Parquet footers); the *limit* is the column bytes of exactly the leaves the "
              "query needs.", ""]
     if summary:

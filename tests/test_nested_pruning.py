@@ -19,3 +19,21 @@ def test_extension_improves_on_stock_for_shapes_stock_misses(spark, events):
                  "correlated_exists", "first_then_field"]:
         stock, ext = compare(spark, SHAPES[name][0])
         assert ext.leaves < stock.leaves, name
+
+
+# Correlated subqueries that keep outer references inside the subquery's plan: the rows must match
+# (the outer column a subquery references is not replaced under it).
+CORRELATED = [
+    "SELECT id, l.c FROM events e, LATERAL (SELECT upper(e.user.geo.city) AS c) l",
+    "SELECT id, (SELECT max(x.id) FROM events x WHERE x.id < e.id AND x.user.geo.city = e.user.geo.city "
+    "AND x.id > e.id - 50) FROM events e WHERE e.id < 200",
+    "SELECT e.id FROM events e WHERE e.user.geo.lat > (SELECT avg(x.user.geo.lat) FROM events x "
+    "WHERE x.user.geo.country = e.user.geo.country)",
+    "SELECT id FROM events e WHERE EXISTS (SELECT 1 FROM events x WHERE x.id = e.id "
+    "AND size(filter(x.page.views, v -> v.ts > e.page.views[0].ts)) > 0)",
+]
+
+
+@pytest.mark.parametrize("sql", CORRELATED)
+def test_correlated_outer_references_keep_rows(spark, events, sql):
+    compare(spark, sql)

@@ -30,7 +30,13 @@ object WholePlanSchemaPruning extends GuardedRule {
     val scans = plan.collectWithSubqueries { case PrunableScan(scan) => scan }
     if (scans.isEmpty) return plan
     val needs = new PlanNeeds().analyse(plan)
-    val replacements: Map[Seq[ExprId], PrunedScan] = scans.flatMap(PrunedScan.of(_, needs))
+    // A column a subquery reads through an outer reference keeps its id and type: the reference
+    // lives in the subquery's own plan, which cannot see a replacement column.
+    val outerReferenced = plan.collectWithSubqueries { case p =>
+      p.expressions.flatMap(_.collect { case o: OuterReference => o.e.exprId })
+    }.flatten.toSet
+    val replacements: Map[Seq[ExprId], PrunedScan] = scans
+      .flatMap(PrunedScan.of(_, needs, outerReferenced))
       .map(p => p.original.output.map(_.exprId) -> p).toMap
     if (replacements.isEmpty) plan else replaceScans(plan, replacements)
   }
@@ -80,13 +86,13 @@ final case class PrunedScan(original: PrunableScan, relation: LogicalPlan,
 }
 
 object PrunedScan {
-  def of(scan: PrunableScan, needs: PlanNeeds): Option[PrunedScan] = {
+  def of(scan: PrunableScan, needs: PlanNeeds, keep: Set[ExprId]): Option[PrunedScan] = {
     val resolver = org.apache.spark.sql.internal.SQLConf.get.resolver
     val prunedTypes = scan.output.flatMap { a =>
       val inData = scan.dataSchema.exists(f => resolver(f.name, a.name))
       val isMetadata = a.metadata.contains("__metadata_col") ||
         a.metadata.contains("__file_source_metadata_col")
-      needs.needOf(a).filter(_ => inData && !isMetadata).flatMap { need =>
+      needs.needOf(a).filter(_ => inData && !isMetadata && !keep.contains(a.exprId)).flatMap { need =>
         val t = Need.prune(a.dataType, need)
         if (t != a.dataType && Need.leafCount(t) < Need.leafCount(a.dataType)) Some(a.exprId -> t)
         else None
