@@ -2,7 +2,7 @@
 import pytest
 
 from pyspark_ext import adtech_data
-from tests.differential import compare
+from tests.differential import compare, confs
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +49,11 @@ def test_every_join_type(spark, events, how):
 
 @pytest.mark.parametrize("fmt", ["parquet", "orc"])
 def test_dsv2_file_source(spark, events, orc_events, fmt):
-    spark.conf.set("spark.sql.sources.useV1SourceList", "")
-    try:
+    with confs(spark, {"spark.sql.sources.useV1SourceList": ""}):
         path = events if fmt == "parquet" else orc_events
         df = spark.read.format(fmt).load(path).where("exists(page.views, v -> v.ts % 5 = 0)")
         df = df.selectExpr("user.geo.city", "size(page.views)")
         stock, ext = compare(spark, df)
-    finally:
-        spark.conf.unset("spark.sql.sources.useV1SourceList")
     assert ext.scans[0]["format"].lower().startswith(fmt)
     assert ext.read_schemas == [
         "struct<user:struct<geo:struct<city:string>>,page:struct<views:array<struct<ts:bigint>>>>"]

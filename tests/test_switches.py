@@ -2,9 +2,10 @@
 import pytest
 from py4j.protocol import Py4JJavaError
 
-from tests.differential import run
+from tests.differential import confs, run
 
 QUERY = "SELECT user.geo.city FROM events WHERE exists(page.views, v -> v.ts % 7 = 0)"
+FORCE_FAILURE = "spark.pyspark_ext.test.forceRuleFailure"
 PRUNED = ["struct<user:struct<geo:struct<city:string>>,page:struct<views:array<struct<ts:bigint>>>>"]
 
 
@@ -15,40 +16,26 @@ def test_kill_switch_restores_stock_plan(spark, events):
 
 
 def test_feature_switch(spark, events):
-    spark.conf.set("spark.pyspark_ext.nestedSchemaPruning.enabled", "false")
-    try:
+    with confs(spark, {"spark.pyspark_ext.nestedSchemaPruning.enabled": "false"}):
         assert run(spark, QUERY, enabled=True).read_schemas != PRUNED
-    finally:
-        spark.conf.unset("spark.pyspark_ext.nestedSchemaPruning.enabled")
     assert run(spark, QUERY, enabled=True).read_schemas == PRUNED
 
 
 def test_strict_mode_raises_on_internal_error(spark, events):
-    spark.conf.set("spark.pyspark_ext.test.forceRuleFailure", "true")
-    try:
+    with confs(spark, {FORCE_FAILURE: "true"}):
         with pytest.raises(Py4JJavaError, match="strict mode"):
             spark.sql(QUERY).collect()
-    finally:
-        spark.conf.unset("spark.pyspark_ext.test.forceRuleFailure")
 
 
 def test_internal_error_falls_back_when_not_strict(spark, events):
-    spark.conf.set("spark.pyspark_ext.test.forceRuleFailure", "true")
-    spark.conf.set("spark.pyspark_ext.strict", "false")
-    try:
+    with confs(spark, {FORCE_FAILURE: "true", "spark.pyspark_ext.strict": "false"}):
         fallback = run(spark, QUERY, enabled=True)
-    finally:
-        spark.conf.unset("spark.pyspark_ext.test.forceRuleFailure")
-        spark.conf.set("spark.pyspark_ext.strict", "true")
     stock = run(spark, QUERY, enabled=False)
     assert fallback.rows == stock.rows
     assert fallback.read_schemas == stock.read_schemas
 
 
 def test_bad_switch_value_names_the_conf(spark, events):
-    spark.conf.set("spark.pyspark_ext.enabled", "maybe")
-    try:
+    with confs(spark, {"spark.pyspark_ext.enabled": "maybe"}):
         with pytest.raises(Exception, match="spark.pyspark_ext.enabled must be true or false"):
             spark.sql(QUERY).collect()
-    finally:
-        spark.conf.set("spark.pyspark_ext.enabled", "true")

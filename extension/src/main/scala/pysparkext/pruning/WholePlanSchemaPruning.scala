@@ -51,12 +51,11 @@ object WholePlanSchemaPruning extends GuardedRule {
     }
     def rebuildFilters(filters: Seq[Filter], scan: PrunedScan): LogicalPlan =
       filters.foldRight(scan.relation) { (f, child) => Filter(scan.rewrite(f.condition), child) }
+    object ScanChain { def unapply(p: LogicalPlan): Option[(Seq[Filter], PrunedScan)] = lookup(p) }
     def go(p: LogicalPlan): LogicalPlan = p match {
-      case Project(list, child) if lookup(child).isDefined =>
-        val (filters, scan) = lookup(child).get
+      case Project(list, ScanChain(filters, scan)) =>
         Project(list.map(scan.rewriteNamed), rebuildFilters(filters, scan))
-      case _ if lookup(p).isDefined =>
-        val (filters, scan) = lookup(p).get
+      case ScanChain(filters, scan) =>
         Project(scan.original.output.map(scan.rewriteNamed), rebuildFilters(filters, scan))
       case other => other.mapChildren(go)
     }
