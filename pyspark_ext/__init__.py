@@ -7,6 +7,7 @@
 from .explain import explain_read_schema, format_report
 from .jar import EXTENSION_CLASS, build_jar
 from .session import configure, extension_confs
+from .shredding import infer_shredding_schema, shred, shred_column
 
 __all__ = [
     "EXTENSION_CLASS",
@@ -15,4 +16,7 @@ __all__ = [
     "explain_read_schema",
     "extension_confs",
     "format_report",
+    "infer_shredding_schema",
+    "shred",
+    "shred_column",
 ]

@@ -17,6 +17,14 @@ ENABLED = Setting(
 NESTED_SCHEMA_PRUNING = Setting(
     "spark.pyspark_ext.nestedSchemaPruning.enabled", "true",
     "Whole-plan nested schema pruning of Parquet and ORC scans.")
+DRAFT_VARIANT = Setting(
+    "spark.pyspark_ext.variant.draftLayout.enabled", "true",
+    "Read draft-layout shredded variant columns as VARIANT and turn path reads of them "
+    "(variant_get, try_variant_get, v:path::type, casts) into reads of the shredded columns.")
+INFER_DRAFT_LAYOUT = Setting(
+    "spark.pyspark_ext.variant.inferDraftLayout", "true",
+    "For Parquet paths read without a catalog table, show struct columns that have the draft "
+    "shredded layout as VARIANT. When false they stay structs unless the schema says VARIANT.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "false",
     "When true, an internal error in a rule fails the query. When false, the rule logs a warning "
@@ -25,4 +33,5 @@ FORCE_FAILURE = Setting(
     "spark.pyspark_ext.test.forceRuleFailure", "false",
     "Testing only: every rule throws, to exercise the fallback and strict mode.")
 
-ALL: tuple[Setting, ...] = (ENABLED, NESTED_SCHEMA_PRUNING, STRICT, FORCE_FAILURE)
+ALL: tuple[Setting, ...] = (
+    ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, INFER_DRAFT_LAYOUT, STRICT, FORCE_FAILURE)

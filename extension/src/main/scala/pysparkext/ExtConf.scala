@@ -11,6 +11,10 @@ object ExtConf {
   val Enabled = "spark.pyspark_ext.enabled"
   /** Whole-plan nested schema pruning of Parquet and ORC scans. */
   val NestedSchemaPruning = "spark.pyspark_ext.nestedSchemaPruning.enabled"
+  /** Reading draft-layout shredded variant columns as VARIANT, and path reads of them. */
+  val DraftVariant = "spark.pyspark_ext.variant.draftLayout.enabled"
+  /** Path reads without a catalog table show draft-layout struct columns as VARIANT. */
+  val InferDraftLayout = "spark.pyspark_ext.variant.inferDraftLayout"
   /** When true an internal error in a rule fails the query instead of falling back. */
   val Strict = "spark.pyspark_ext.strict"
   /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */

@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.DataType
 
+import pysparkext.variant.ShreddedVariantException
+
 /** Raised in strict mode when a rule of the extension fails internally. */
 class PySparkExtRuleException(rule: String, cause: Throwable)
   extends RuntimeException(
@@ -25,6 +27,9 @@ abstract class GuardedRule extends Rule[LogicalPlan] with Logging {
 
   protected def rewrite(plan: LogicalPlan): LogicalPlan
 
+  /** False for rules whose purpose is to change what a relation presents (analysis rules). */
+  protected def preservesSchema: Boolean = true
+
   final override def apply(plan: LogicalPlan): LogicalPlan = {
     if (!ExtConf.enabled || !ExtConf.bool(featureConf, default = true)) return plan
     try {
@@ -32,13 +37,15 @@ abstract class GuardedRule extends Rule[LogicalPlan] with Logging {
         throw new IllegalStateException(s"forced failure (${ExtConf.ForceFailure}=true)")
       }
       val out = rewrite(plan)
-      if (!(out eq plan) && !DataType.equalsIgnoreNullability(out.schema, plan.schema)) {
+      if (preservesSchema && !(out eq plan) && !DataType.equalsIgnoreNullability(out.schema, plan.schema)) {
         throw new IllegalStateException(
           s"rewrite changed the query output from ${plan.schema.catalogString} " +
             s"to ${out.schema.catalogString}")
       }
       out
     } catch {
+      // Bad input is the user's to fix, in any mode: falling back would only fail later, worse.
+      case e: ShreddedVariantException => throw e
       case NonFatal(e) if !ExtConf.strict =>
         logWarning(s"pyspark-ext rule $ruleName failed, so this query runs without it " +
           s"(set ${ExtConf.Strict}=true to fail instead): $e", e)

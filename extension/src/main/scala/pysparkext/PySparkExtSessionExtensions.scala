@@ -1,19 +1,31 @@
 package pysparkext
 
 import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
 
 import pysparkext.pruning.WholePlanSchemaPruning
+import pysparkext.variant.{ResolveDraftVariantRelations, RewriteDraftVariantPaths, ShredDraftVariant}
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
  * it rewrites and reads its own switches.
  *
- * Whole-plan pruning runs as a pre-CBO rule: after operator optimisation (so column pruning,
- * predicate push-down and subquery optimisation have shaped the plan) and right before Spark's own
- * "Early Filter and Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
+ * - Analysis: draft-layout shredded variant columns are presented as VARIANT.
+ * - Pre-CBO, in order: variant path reads become shredded-column reads, then whole-plan nested
+ *   schema pruning. Pre-CBO runs after operator optimisation (column pruning, predicate push-down
+ *   and subquery optimisation have shaped the plan) and right before Spark's own "Early Filter and
+ *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
+ * - Functions: `shred_variant(v, 'schema')` writes the draft layout.
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectResolutionRule(session => new ResolveDraftVariantRelations(session))
+    extensions.injectPreCBORule(_ => RewriteDraftVariantPaths)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
+    extensions.injectFunction((
+      FunctionIdentifier("shred_variant"),
+      new ExpressionInfo(classOf[ShredDraftVariant].getName, "shred_variant"),
+      ShredDraftVariant.build _))
   }
 }

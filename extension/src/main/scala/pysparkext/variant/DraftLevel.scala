@@ -1,0 +1,139 @@
+package pysparkext.variant
+
+import java.util.{ArrayList => JArrayList}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
+import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
+
+/**
+ * One level of a draft-layout struct as it is actually read (possibly pruned): the ordinals of
+ * whichever of its fields are present. Absent fields count as always null, as the seed says.
+ */
+final case class DraftLevel(
+    width: Int,
+    untyped: Int,
+    typed: Int,
+    typedType: DataType,
+    objectOrdinal: Int,
+    fields: IndexedSeq[(String, DraftLevel)],
+    arrayOrdinal: Int,
+    element: DraftLevel) {
+
+  /**
+   * Appends this level's value to `b`, by the seed's ConstructVariant. Returns false when the
+   * value is missing (every field null), so an object can leave the key out.
+   */
+  def append(b: VariantBuilder, row: InternalRow, column: String, path: String): Boolean = {
+    val untypedValue =
+      if (untyped >= 0 && !row.isNullAt(untyped)) {
+        UntypedValue.decode(row.getBinary(untyped), column, path)
+      } else null
+    if (objectOrdinal >= 0 && !row.isNullAt(objectOrdinal)) {
+      appendObject(b, row.getStruct(objectOrdinal, fields.length), untypedValue, column, path)
+      true
+    } else if (arrayOrdinal >= 0 && !row.isNullAt(arrayOrdinal)) {
+      if (untypedValue != null) {
+        throw ShreddedVariantException.inRow(column, path,
+          "both array and untyped_value are non-null; at most one may be")
+      }
+      val items = row.getArray(arrayOrdinal)
+      val start = b.getWritePos
+      val offsets = new JArrayList[Integer](items.numElements())
+      var i = 0
+      while (i < items.numElements()) {
+        offsets.add(b.getWritePos - start)
+        val present = !items.isNullAt(i) &&
+          element.append(b, items.getStruct(i, element.width), column, s"$path[$i]")
+        if (!present) b.appendNull()
+        i += 1
+      }
+      b.finishWritingArray(start, offsets)
+      true
+    } else if (typed >= 0 && !row.isNullAt(typed)) {
+      if (untypedValue != null) {
+        throw ShreddedVariantException.inRow(column, path,
+          "both typed_value and untyped_value are non-null; at most one may be")
+      }
+      TypedValue.append(b, typedType, row.get(typed, typedType))
+      true
+    } else if (untypedValue != null) {
+      b.appendVariant(untypedValue)
+      true
+    } else {
+      false
+    }
+  }
+
+  private def appendObject(
+      b: VariantBuilder,
+      obj: InternalRow,
+      residual: Variant,
+      column: String,
+      path: String): Unit = {
+    if (residual != null && residual.getType != VariantUtil.Type.OBJECT) {
+      throw ShreddedVariantException.inRow(column, path,
+        s"object is non-null but untyped_value holds a ${residual.getType.toString.toLowerCase}, " +
+          "not an object of the remaining fields")
+    }
+    val start = b.getWritePos
+    val entries = new JArrayList[VariantBuilder.FieldEntry]()
+    val shredded = scala.collection.mutable.HashSet.empty[String]
+    var i = 0
+    while (i < fields.length) {
+      val (name, level) = fields(i)
+      shredded += name
+      if (!obj.isNullAt(i)) {
+        val id = b.addKey(name)
+        val offset = b.getWritePos - start
+        if (level.append(b, obj.getStruct(i, level.width), column, s"$path.$name")) {
+          entries.add(new VariantBuilder.FieldEntry(name, id, offset))
+        }
+      }
+      i += 1
+    }
+    if (residual != null) {
+      var j = 0
+      while (j < residual.objectSize()) {
+        val field = residual.getFieldAtIndex(j)
+        if (shredded.contains(field.key)) {
+          throw ShreddedVariantException.inRow(column, path,
+            s"field '${field.key}' is both shredded and in the residual untyped_value")
+        }
+        val id = b.addKey(field.key)
+        entries.add(new VariantBuilder.FieldEntry(field.key, id, b.getWritePos - start))
+        b.appendVariant(field.value)
+        j += 1
+      }
+    }
+    b.finishWritingObject(start, entries)
+  }
+}
+
+object DraftLevel {
+  /** Compiles the shape of a (possibly pruned) draft struct type. */
+  def of(t: DataType): DraftLevel = t match {
+    case s: StructType =>
+      def ord(n: String) = DraftLayout.ordinal(s, n)
+      val typedOrd = ord(DraftLayout.Typed)
+      val objOrd = ord(DraftLayout.Object)
+      val fields = if (objOrd < 0) IndexedSeq.empty else s(objOrd).dataType match {
+        case o: StructType => o.fields.toIndexedSeq.map(f => f.name -> of(f.dataType))
+        case _ => IndexedSeq.empty
+      }
+      val arrOrd = ord(DraftLayout.Array)
+      val element = if (arrOrd < 0) null else s(arrOrd).dataType match {
+        case ArrayType(e, _) => of(e)
+        case _ => null
+      }
+      DraftLevel(s.length, ord(DraftLayout.Untyped), typedOrd,
+        if (typedOrd < 0) NullType else s(typedOrd).dataType, objOrd, fields, arrOrd, element)
+    case other => throw new IllegalArgumentException(s"not a draft level: ${other.sql}")
+  }
+
+  /** Rebuilds the whole variant of a top-level row; null when the value is missing. */
+  def reconstruct(level: DraftLevel, row: InternalRow, column: String): Variant = {
+    val b = new VariantBuilder(false)
+    if (level.append(b, row, column, "$")) b.result() else null
+  }
+}

@@ -1,0 +1,79 @@
+package pysparkext.variant
+
+import scala.collection.mutable.ListBuffer
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.variant.{ArrayExtraction, ObjectExtraction, VariantGet, VariantPathSegment}
+import org.apache.spark.sql.types.{ArrayType, DataType, StructType, VariantType}
+
+/**
+ * Plans the read of one variant path from a draft-layout struct: walks the path through the
+ * shredded schema as far as it is shredded, collecting where the value can live (see
+ * [[DraftVariantGet]]). Only the leaves of those places are referenced, so schema pruning then
+ * reads nothing else.
+ */
+object DraftPaths {
+  def get(
+      root: Expression,
+      column: String,
+      path: String,
+      targetType: DataType,
+      failOnError: Boolean,
+      timeZoneId: Option[String]): Expression = {
+    val segments = VariantGet.getParsedPath(path, "variant_get").toSeq
+    val places = ListBuffer.empty[(Expression, Seq[VariantPathSegment])]
+    var cur: Expression = root
+    var complete = true
+    var i = 0
+    while (complete && i < segments.length) {
+      val level = cur.dataType.asInstanceOf[StructType]
+      field(cur, level, DraftLayout.Untyped).foreach(u => places.prepend(u -> segments.drop(i)))
+      val next = segments(i) match {
+        case ObjectExtraction(key) =>
+          field(cur, level, DraftLayout.Object).flatMap { obj =>
+            val fields = obj.dataType.asInstanceOf[StructType]
+            fields.fieldNames.indexOf(key) match {
+              case -1 => None
+              case ord => Some(GetStructField(obj, ord, Some(key)))
+            }
+          }
+        case ArrayExtraction(index) =>
+          field(cur, level, DraftLayout.Array).collect {
+            case arr if arr.dataType.isInstanceOf[ArrayType] =>
+              GetArrayItem(arr, Literal(index), failOnError = false)
+          }
+        case _ => None
+      }
+      next match {
+        case Some(e) => cur = e; i += 1
+        case None => complete = false
+      }
+    }
+    if (complete) places.prepend(cur -> Nil)
+    val slow = DraftVariantGet(places.map(_._1).toSeq, places.map(_._2).toSeq, targetType,
+      failOnError, column, path, timeZoneId)
+    fastTyped(cur, complete, targetType).map { case (typed, untyped) =>
+      val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
+      If(cond, typed, slow)
+    }.getOrElse(slow)
+  }
+
+  /**
+   * When the path ends at a primitive `typed_value` of exactly the requested type, the common
+   * case is answered by a plain column read that Spark compiles; the general read only runs for
+   * rows where the value is not there.
+   */
+  private def fastTyped(
+      level: Expression,
+      complete: Boolean,
+      targetType: DataType): Option[(Expression, Option[Expression])] = {
+    if (!complete || targetType == VariantType) return None
+    val s = level.dataType.asInstanceOf[StructType]
+    val shapes = Seq(DraftLayout.Object, DraftLayout.Array).filter(n => DraftLayout.ordinal(s, n) >= 0)
+    field(level, s, DraftLayout.Typed).filter(t => shapes.isEmpty && t.dataType == targetType)
+      .map(t => t -> field(level, s, DraftLayout.Untyped))
+  }
+
+  private def field(e: Expression, s: StructType, name: String): Option[Expression] =
+    Some(DraftLayout.ordinal(s, name)).filter(_ >= 0).map(ord => GetStructField(e, ord, Some(name)))
+}

@@ -1,0 +1,92 @@
+package pysparkext.variant
+
+import java.time.ZoneId
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, TimeZoneAwareExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.variant.{VariantCastArgs, VariantGet, VariantPathSegment}
+import org.apache.spark.sql.types.{BinaryType, DataType, StructType, VariantType}
+import org.apache.spark.types.variant.{Variant, VariantBuilder}
+import org.apache.spark.unsafe.types.VariantVal
+
+/**
+ * `variant_get` of one path of a draft-layout variant, reading only the columns on that path.
+ *
+ * Each child is a place the value can be, deepest first (see [[DraftPaths]]): the shredded level
+ * at the end of the path (a struct), then the `untyped_value` of each shallower level with the
+ * rest of the path still to apply. The first non-null place decides the result. That is exact for
+ * valid data: a shredded field never appears in its object's residual, so a shallower residual
+ * that holds a value means every deeper place was empty.
+ *
+ * Values are cast by Spark's own `VariantGet.cast`, with the original expression's error mode and
+ * time zone, so results and errors match decoding the whole variant.
+ */
+case class DraftVariantGet(
+    children: Seq[Expression],
+    remainingPaths: Seq[Seq[VariantPathSegment]],
+    targetType: DataType,
+    failOnError: Boolean,
+    column: String,
+    path: String,
+    timeZoneId: Option[String] = None)
+  extends Expression with TimeZoneAwareExpression with CodegenFallback {
+
+  @transient private lazy val levels: IndexedSeq[DraftLevel] = children.toIndexedSeq.map { c =>
+    c.dataType match {
+      case s: StructType => DraftLevel.of(s)
+      case _ => null
+    }
+  }
+  @transient private lazy val segments: IndexedSeq[Array[VariantPathSegment]] =
+    remainingPaths.toIndexedSeq.map(_.toArray)
+  @transient private lazy val castArgs = VariantCastArgs(failOnError, timeZoneId, zoneId)
+
+  override def dataType: DataType = targetType
+  override def nullable: Boolean = true
+  override def prettyName: String = if (failOnError) "draft_variant_get" else "try_draft_variant_get"
+  override def toString: String = s"$prettyName(${children.mkString(", ")}, $path, ${targetType.sql})"
+
+  override def withTimeZone(timeZoneId: String): DraftVariantGet =
+    copy(timeZoneId = Option(timeZoneId))
+
+  override def eval(input: InternalRow): Any = {
+    var i = 0
+    while (i < children.length) {
+      val value = children(i).eval(input)
+      if (value != null) {
+        val variant = children(i).dataType match {
+          case BinaryType => UntypedValue.decode(value.asInstanceOf[Array[Byte]], column, path)
+          case _ => fromLevel(levels(i), value.asInstanceOf[InternalRow]) match {
+            case Left(direct) => return direct
+            case Right(v) => v
+          }
+        }
+        if (variant != null) {
+          return VariantGet.variantGet(
+            new VariantVal(variant.getValue, variant.getMetadata), segments(i), targetType, castArgs)
+        }
+      }
+      i += 1
+    }
+    null
+  }
+
+  /** Left: the answer read straight from `typed_value`; Right: the level's variant, or null. */
+  private def fromLevel(level: DraftLevel, row: InternalRow): Either[Any, Variant] = {
+    val typedOnly = level.objectOrdinal < 0 && level.arrayOrdinal < 0 && level.typed >= 0 &&
+      !row.isNullAt(level.typed) && (level.untyped < 0 || row.isNullAt(level.untyped))
+    if (typedOnly && level.typedType == targetType) {
+      Left(row.get(level.typed, targetType))
+    } else if (typedOnly && targetType != VariantType) {
+      Left(VariantGet.cast(TypedValue.toVariant(level.typedType, row.get(level.typed, level.typedType)),
+        targetType, castArgs))
+    } else {
+      val b = new VariantBuilder(false)
+      Right(if (level.append(b, row, column, path)) b.result() else null)
+    }
+  }
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): DraftVariantGet =
+    copy(children = newChildren)
+}

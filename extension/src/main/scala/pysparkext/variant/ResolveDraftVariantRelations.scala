@@ -1,0 +1,158 @@
+package pysparkext.variant
+
+import org.apache.hadoop.fs.{FileStatus, Path}
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
+import org.apache.spark.sql.execution.datasources.{FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.types.{StructField, StructType, VariantType}
+
+import pysparkext.{ExtConf, GuardedRule}
+
+/**
+ * Presents draft-layout shredded variant columns of Parquet relations as VARIANT.
+ *
+ * A column qualifies when the table declares it VARIANT and its files hold the draft layout, or,
+ * for a path read without a catalog table, when the inferred struct has the layout's shape
+ * (switch: [[ExtConf.InferDraftLayout]]). Every file's footer is read, because each file may
+ * shred differently. Files whose draft schemas merge (fields added or missing) are read by one
+ * relation; files whose typed columns conflict are read by separate relations under a Union. The
+ * column is then `reconstruct_draft_variant(struct) AS v`, keeping `v`'s expression id, so the
+ * rest of the query is unchanged; [[RewriteDraftVariantPaths]] later turns path reads into
+ * column reads.
+ *
+ * Safe because reconstruction is the seed's algorithm over the file's own data, and a file whose
+ * layout is wrong fails with an error naming it rather than being read as something else.
+ * Files with Spark's own encoding (`value`/`metadata`, shredded or not) stay with Spark's reader.
+ */
+class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
+  override protected def featureConf: String = ExtConf.DraftVariant
+  override protected def preservesSchema: Boolean = false
+
+  override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case r @ LogicalRelation(fs: HadoopFsRelation, _, table, false, _)
+        if fs.fileFormat.isInstanceOf[ParquetFileFormat] && candidates(fs, table.isEmpty).nonEmpty =>
+      resolve(r, fs, candidates(fs, table.isEmpty), table.map(_.identifier.unquotedString))
+  }
+
+  private def candidates(fs: HadoopFsRelation, pathRead: Boolean): Seq[String] =
+    fs.dataSchema.fields.toSeq.collect {
+      case f if f.dataType == VariantType => f.name
+      case f if pathRead && ExtConf.bool(ExtConf.InferDraftLayout, default = true) &&
+          !DraftLayout.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
+    }.filterNot(n => fs.partitionSchema.fieldNames.contains(n))
+
+  /** Per file, per candidate column: the validated draft type, or None (absent / Spark's own). */
+  private def layouts(
+      fs: HadoopFsRelation,
+      columns: Seq[String],
+      table: Option[String]): Seq[(FileStatus, Seq[Option[StructType]])] = {
+    val conf = session.sessionState.newHadoopConfWithOptions(fs.options)
+    val files = fs.location.listFiles(Nil, Nil).flatMap(_.files).map(_.fileStatus)
+    files.map { status =>
+      val schema = FooterSchemas.of(status, conf)
+      val file = status.getPath.toString
+      status -> columns.map { c =>
+        val label = table.map(t => s"$t.$c").getOrElse(c)
+        schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType) match {
+          case Some(t) if DraftLayout.isSparkVariant(t) =>
+            if (fs.dataSchema(c).dataType != VariantType) {
+              throw new ShreddedVariantException(file, label, "", "this file stores the column " +
+                "in Spark's variant encoding (value/metadata) while other files use the draft " +
+                "shredded layout; declare the column VARIANT to read both")
+            }
+            None
+          case Some(t: StructType) if DraftLayout.looksDraft(t) || fs.dataSchema(c).dataType == VariantType =>
+            Some(DraftLayout.validate(t, file, label))
+          case Some(t) => throw new ShreddedVariantException(file, label, "",
+            s"the column is ${t.sql} in this file, which is not a variant layout")
+          case None => None
+        }
+      }
+    }
+  }
+
+  private def resolve(
+      r: LogicalRelation,
+      fs: HadoopFsRelation,
+      columns: Seq[String],
+      table: Option[String]): LogicalPlan = {
+    val found = layouts(fs, columns, table)
+    if (found.forall(_._2.forall(_.isEmpty))) return r
+    // An inferred draft column absent from some file is read there as its inferred (all-null)
+    // struct, so every branch presents the column the same way.
+    val inferred = columns.map { c =>
+      fs.dataSchema(c).dataType match {
+        case VariantType => None
+        case t => Some(DraftLayout.validate(t, "<inferred schema>", c))
+      }
+    }
+    val perFile = found.map { case (status, types) =>
+      status -> types.zip(inferred).map { case (t, inf) => t.orElse(inf) }
+    }
+    // Group files greedily by mergeable draft types; most tables end up with one group.
+    val groups = scala.collection.mutable.ArrayBuffer.empty[(Seq[Option[StructType]], Seq[FileStatus])]
+    perFile.foreach { case (status, types) =>
+      val at = groups.indexWhere { case (merged, _) => mergeAll(merged, types).isDefined }
+      if (at < 0) groups += (types -> Seq(status))
+      else groups(at) = (mergeAll(groups(at)._1, types).get, groups(at)._2 :+ status)
+    }
+    val branches = groups.toSeq.zipWithIndex.map { case ((types, files), g) =>
+      branch(r, fs, columns.zip(types).toMap, if (groups.length == 1) None else Some(files), g,
+        table)
+    }
+    if (branches.length == 1) branches.head else Union(branches)
+  }
+
+  private def mergeAll(a: Seq[Option[StructType]], b: Seq[Option[StructType]])
+      : Option[Seq[Option[StructType]]] = {
+    val merged = a.zip(b).map {
+      case (Some(x), Some(y)) => DraftLayout.merge(x, y).map(t => Some(t.asInstanceOf[StructType]))
+      case (x, y) => Some(x.orElse(y))
+    }
+    if (merged.forall(_.isDefined)) Some(merged.map(_.get)) else None
+  }
+
+  private def branch(
+      r: LogicalRelation,
+      fs: HadoopFsRelation,
+      draft: Map[String, Option[StructType]],
+      files: Option[Seq[FileStatus]],
+      g: Int,
+      table: Option[String]): LogicalPlan = {
+    def draftType(name: String): Option[StructType] = draft.get(name).flatten
+    val dataSchema = StructType(fs.dataSchema.fields.map { f =>
+      draftType(f.name).map(t => DraftLayout.mark(StructField(f.name, t, nullable = true)))
+        .getOrElse(f)
+    })
+    val location = files.map { fileList =>
+      val base = fs.location.rootPaths match {
+        case Seq(root) if fs.partitionSchema.nonEmpty => Map("basePath" -> root.toString)
+        case _ => Map.empty[String, String]
+      }
+      new InMemoryFileIndex(session, fileList.map(_.getPath: Path), fs.options ++ base,
+        if (fs.partitionSchema.isEmpty) None else Some(fs.partitionSchema),
+        FileStatusCache.getOrCreate(session), None, None)
+    }.getOrElse(fs.location)
+    val relation = fs.copy(location = location, dataSchema = dataSchema,
+      bucketSpec = if (files.isEmpty) fs.bucketSpec else None)(session)
+    val output = r.output.map { a =>
+      draftType(a.name).map(t => AttributeReference(a.name, t, nullable = true,
+        DraftLayout.mark(StructField(a.name, t)).metadata)(qualifier = a.qualifier))
+        .getOrElse(if (g == 0) a else a.newInstance())
+    }
+    val columns = r.output.zip(output).map { case (orig, read) =>
+      draftType(orig.name) match {
+        case Some(_) =>
+          val label = table.map(t => s"$t.${orig.name}").getOrElse(orig.name)
+          Alias(ReconstructDraftVariant(read, label), orig.name)(
+            exprId = if (g == 0) orig.exprId else NamedExpression.newExprId,
+            qualifier = orig.qualifier)
+        case None => read
+      }
+    }
+    Project(columns, r.copy(relation = relation, output = output))
+  }
+}

@@ -1,0 +1,105 @@
+package pysparkext.variant
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
+import org.apache.spark.sql.catalyst.optimizer.{CollapseProject, ColumnPruning, RemoveNoopOperators}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.VariantType
+import org.apache.spark.unsafe.types.UTF8String
+
+import pysparkext.{ExtConf, GuardedRule}
+
+/**
+ * Turns path reads of a draft-layout variant into reads of its shredded columns.
+ *
+ * A draft column reaches the plan as `reconstruct_draft_variant(s) AS v` over the struct `s`
+ * ([[ResolveDraftVariantRelations]]). Every `variant_get`, `try_variant_get`, `v:path` and cast of
+ * `v` with a constant path becomes a [[DraftVariantGet]] over `s`:
+ *  - where the reconstruction is inline (filters pushed under the Project), in place;
+ *  - where an operator above reads `v` by attribute, `s` is carried up next to `v` through every
+ *    operator that passes its child's columns on, and the operator reads the path from `s`.
+ * Column pruning then drops `v` wherever nothing needs it whole, and nested schema pruning reads
+ * only the leaves on the paths.
+ *
+ * Safe because [[DraftVariantGet]] returns exactly what the expression it replaces returns (it
+ * casts with the same Spark code, error mode and time zone), and carrying an extra column up
+ * changes no operator's result.
+ */
+object RewriteDraftVariantPaths extends GuardedRule {
+  override protected def featureConf: String = ExtConf.DraftVariant
+
+  override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
+    if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ReconstructDraftVariant])))) {
+      return plan
+    }
+    val inlined = plan.transformAllExpressions(inline)
+    val carried = carry(inlined)
+    if (carried eq inlined) return inlined
+    val narrowed = if (carried.output == plan.output) carried else Project(plan.output, carried)
+    val cleaned = RemoveNoopOperators(CollapseProject(ColumnPruning(narrowed)))
+    cleaned.transformAllExpressions(inline)
+  }
+
+  private def zone(tz: Option[String]): Option[String] =
+    tz.orElse(Some(SQLConf.get.sessionLocalTimeZone))
+
+  /** Path reads applied directly to a reconstruction. */
+  private val inline: PartialFunction[Expression, Expression] = {
+    case c @ Cast(VariantGet(ReconstructDraftVariant(s, col), Literal(p: UTF8String, _),
+        VariantType, _, _), to, _, mode) if to != VariantType =>
+      DraftPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
+    case c @ Cast(ReconstructDraftVariant(s, col), to, _, mode) if to != VariantType =>
+      DraftPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
+    case VariantGet(ReconstructDraftVariant(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
+      DraftPaths.get(s, col, p.toString, to, fail, zone(tz))
+  }
+
+  /** Path reads of a variant attribute `v`, answered from the struct `s` it was rebuilt from. */
+  private def pathReads(carriers: Map[ExprId, (Attribute, String)])
+      : PartialFunction[Expression, Expression] = {
+    object Carried {
+      def unapply(e: Expression): Option[(Attribute, String)] = e match {
+        case a: Attribute => carriers.get(a.exprId)
+        case _ => None
+      }
+    }
+    {
+      case c @ Cast(VariantGet(Carried(s, col), Literal(p: UTF8String, _), VariantType, _, _),
+          to, _, mode) if to != VariantType =>
+        DraftPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
+      case c @ Cast(Carried(s, col), to, _, mode) if to != VariantType =>
+        DraftPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
+      case VariantGet(Carried(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
+        DraftPaths.get(s, col, p.toString, to, fail, zone(tz))
+    }
+  }
+
+  private def carry(plan: LogicalPlan): LogicalPlan = {
+    // v's expression id -> (the struct attribute it was rebuilt from, the column name)
+    val defined = mutable.Map.empty[ExprId, (Attribute, String)]
+    plan.transformUp { case node =>
+      val visible = node.children.flatMap { c =>
+        val out = c.outputSet
+        defined.filter { case (v, (s, _)) => out.exists(_.exprId == v) && out.contains(s) }
+      }.toMap
+      val rewritten =
+        if (visible.isEmpty) node else node.transformExpressionsDown(pathReads(visible))
+      rewritten match {
+        case p @ Project(list, child) =>
+          val defs = list.collect {
+            case a @ Alias(ReconstructDraftVariant(s: Attribute, col), _)
+                if child.outputSet.contains(s) => a.exprId -> (s, col)
+          }
+          defined ++= defs
+          val passing = (visible ++ defs).collect {
+            case (v, (s, _)) if list.exists(_.exprId == v) && !list.exists(_.exprId == s.exprId) => s
+          }.toSeq.distinct
+          if (passing.isEmpty) p else p.copy(projectList = list ++ passing)
+        case other => other
+      }
+    }
+  }
+}

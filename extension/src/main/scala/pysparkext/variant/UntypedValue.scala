@@ -1,0 +1,48 @@
+package pysparkext.variant
+
+import org.apache.spark.types.variant.{Variant, VariantUtil}
+
+/**
+ * The draft layout's `untyped_value`: one binary holding a variant's metadata immediately followed
+ * by its value. The metadata's own header says where it ends (header, dictionary size, offsets,
+ * then as many string bytes as the last offset says).
+ */
+object UntypedValue {
+  /** Splits and validates; a truncated or corrupt binary is a [[ShreddedVariantException]]. */
+  def decode(bytes: Array[Byte], column: String, path: String): Variant = {
+    def corrupt(why: String) = ShreddedVariantException.inRow(column, path,
+      s"untyped_value is not a valid variant binary ($why, ${bytes.length} bytes)")
+    if (bytes.length < 3) throw corrupt("too short")
+    val header = bytes(0) & 0xff
+    if ((header & 0x0f) != 1) throw corrupt(s"unsupported metadata version ${header & 0x0f}")
+    val offsetSize = ((header >> 6) & 0x03) + 1
+    def unsigned(pos: Int): Long = {
+      if (pos + offsetSize > bytes.length) throw corrupt("metadata runs past the end")
+      var v = 0L
+      var i = 0
+      while (i < offsetSize) { v |= (bytes(pos + i) & 0xffL) << (8 * i); i += 1 }
+      v
+    }
+    val dictSize = unsigned(1)
+    val offsetsStart = 1L + offsetSize
+    val lastOffsetPos = offsetsStart + dictSize * offsetSize
+    if (lastOffsetPos + offsetSize > bytes.length) throw corrupt("dictionary runs past the end")
+    val stringsStart = lastOffsetPos + offsetSize
+    val metadataLength = stringsStart + unsigned(lastOffsetPos.toInt)
+    if (metadataLength >= bytes.length) throw corrupt("no value after the metadata")
+    val metadata = java.util.Arrays.copyOfRange(bytes, 0, metadataLength.toInt)
+    val value = java.util.Arrays.copyOfRange(bytes, metadataLength.toInt, bytes.length)
+    val valid = try VariantUtil.isValidVariant(value, metadata) catch { case _: Exception => false }
+    if (!valid) throw corrupt("malformed metadata or value")
+    new Variant(value, metadata)
+  }
+
+  def encode(v: Variant): Array[Byte] = {
+    val metadata = v.getMetadata
+    val value = v.getValue
+    val out = new Array[Byte](metadata.length + value.length)
+    System.arraycopy(metadata, 0, out, 0, metadata.length)
+    System.arraycopy(value, 0, out, metadata.length, value.length)
+    out
+  }
+}
