@@ -78,16 +78,18 @@ final case class DraftLevel(
     }
     val start = b.getWritePos
     val entries = new JArrayList[VariantBuilder.FieldEntry]()
-    val shredded = scala.collection.mutable.HashSet.empty[String]
+    // A field whose shredded group is empty is read from the residual, as ConstructObject says:
+    // with per-file schemas merged, a field shredded in one file lives in another's residual.
+    val present = scala.collection.mutable.HashSet.empty[String]
     var i = 0
     while (i < fields.length) {
       val (name, level) = fields(i)
-      shredded += name
       if (!obj.isNullAt(i)) {
         val id = b.addKey(name)
         val offset = b.getWritePos - start
         if (level.append(b, obj.getStruct(i, level.width), column, s"$path.$name")) {
           entries.add(new VariantBuilder.FieldEntry(name, id, offset))
+          present += name
         }
       }
       i += 1
@@ -96,7 +98,7 @@ final case class DraftLevel(
       var j = 0
       while (j < residual.objectSize()) {
         val field = residual.getFieldAtIndex(j)
-        if (shredded.contains(field.key)) {
+        if (present.contains(field.key)) {
           throw ShreddedVariantException.inRow(column, path,
             s"field '${field.key}' is both shredded and in the residual untyped_value")
         }

@@ -39,8 +39,14 @@ object RewriteDraftVariantPaths extends GuardedRule {
     val carried = carry(inlined)
     if (carried eq inlined) return inlined
     val narrowed = if (carried.output == plan.output) carried else Project(plan.output, carried)
-    val cleaned = RemoveNoopOperators(CollapseProject(ColumnPruning(narrowed)))
-    cleaned.transformAllExpressions(inline)
+    cleanUp(narrowed, rounds = 4).transformAllExpressions(inline)
+  }
+
+  /** Drops what no longer needs reading; one pass can leave a column a later pass removes. */
+  @scala.annotation.tailrec
+  private def cleanUp(plan: LogicalPlan, rounds: Int): LogicalPlan = {
+    val next = RemoveNoopOperators(CollapseProject(ColumnPruning(plan)))
+    if (rounds <= 1 || next.fastEquals(plan)) next else cleanUp(next, rounds - 1)
   }
 
   private def zone(tz: Option[String]): Option[String] =

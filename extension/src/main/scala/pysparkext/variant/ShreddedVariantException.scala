@@ -1,5 +1,6 @@
 package pysparkext.variant
 
+import org.apache.spark.pysparkext.DataError
 import org.apache.spark.sql.catalyst.expressions.InputFileName
 
 /**
@@ -8,14 +9,15 @@ import org.apache.spark.sql.catalyst.expressions.InputFileName
  * the data. It is a data error, not an internal failure, so rules never swallow it.
  */
 class ShreddedVariantException(val file: String, val column: String, val path: String, detail: String)
-  extends RuntimeException(
-    s"Invalid shredded variant in file $file, column `$column`" +
-      (if (path.isEmpty || path == "$") "" else s", at path $path") + s": $detail")
+  extends DataError(s"Invalid shredded variant in file $file, column `$column`" +
+    (if (path.isEmpty || path == "$") "" else s", at path $path") + s": $detail")
 
 object ShreddedVariantException {
   /** The file being read by the current task, when the expression runs in the scan's stage. */
   def currentFile: String = {
-    val f = String.valueOf(InputFileName().eval(null))
+    val name = InputFileName()
+    name.initialize(0)
+    val f = String.valueOf(name.eval(null))
     if (f.isEmpty) "<unknown file: the value was read in an earlier stage>" else f
   }
 

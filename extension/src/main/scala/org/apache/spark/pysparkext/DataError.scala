@@ -1,0 +1,13 @@
+package org.apache.spark.pysparkext
+
+import org.apache.spark.SparkRuntimeException
+
+/**
+ * A user-facing data error with a plain message. Spark's error classes are package-private, so
+ * this one subclass lives in Spark's package; everything else of the extension stays in
+ * `pysparkext`. Being a SparkThrowable, it reaches PySpark and the SQL shell as a Spark error
+ * with just its message, not as a raw JVM stack trace.
+ */
+class DataError(message: String)
+  extends SparkRuntimeException("_LEGACY_ERROR_TEMP_2273", Map("message" -> message), null,
+    Array.empty, "")

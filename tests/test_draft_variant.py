@@ -1,0 +1,354 @@
+"""Draft-layout shredded variants: read as VARIANT, path reads, reconstruction, the writer.
+
+Every query runs on the shredded files and on the same JSON parsed into an unshredded VARIANT
+(the ground truth); rows must be identical, with ANSI on and off.
+"""
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from pyspark.errors import PySparkException
+from pyspark.sql import SparkSession
+from pyspark.sql.types import VariantVal
+
+import pyspark_ext
+from tests import draft_files
+from tests.differential import confs
+
+ANSI = "spark.sql.ansi.enabled"
+
+
+def _value(x: Any) -> Any:
+    # Variant binaries of equal values may differ in dictionary order; compare the values.
+    if isinstance(x, VariantVal):
+        return ("variant", x.toJson())
+    if isinstance(x, (list, tuple)):
+        return type(x)(_value(i) for i in x)
+    return x
+
+
+def rows(spark: SparkSession, query: str) -> list[str]:
+    return sorted(repr(_value(tuple(r))) for r in spark.sql(query).collect())
+
+
+def mixed_json(n: int, seed: int = 7) -> list[str | None]:
+    """Events with type mismatches, missing fields, partial objects, arrays of objects, arrays of
+    mixed elements, JSON nulls, SQL NULLs and non-object top-level values."""
+    rnd = random.Random(seed)
+    out: list[str | None] = []
+    for i in range(n):
+        r = rnd.random()
+        if r < 0.03:
+            out.append(None)
+            continue
+        if r < 0.06:
+            out.append(rnd.choice(['[1, 2, {"a": 3}]', '"just a string"', "42", "null", "true"]))
+            continue
+        e: dict = {"id": i, "kind": rnd.choice(["view", "click", "buy"])}
+        if rnd.random() < 0.9:
+            e["user"] = {"id": rnd.randrange(1000), "name": f"u{rnd.randrange(50)}",
+                         "tier": rnd.choice(["gold", "silver", None])}
+            if rnd.random() < 0.2:
+                e["user"]["extra"] = {"since": 2000 + rnd.randrange(25)}
+        elif rnd.random() < 0.5:
+            e["user"] = rnd.choice(["anonymous", 17, [1, 2]])
+        e["price"] = rnd.choice([round(rnd.random() * 100, 2), rnd.randrange(100), "12.5", None])
+        if rnd.random() < 0.8:
+            e["items"] = [{"sku": f"s{rnd.randrange(30)}", "qty": rnd.choice([1, 2, "3", 4.5])}
+                          for _ in range(rnd.randrange(4))]
+        if rnd.random() < 0.3:
+            e["tags"] = [rnd.choice(["a", 1, None, {"k": "v"}, 2.5]) for _ in range(3)]
+        if rnd.random() < 0.2:
+            e["score"] = rnd.choice([1e300, 2.5e-3, -7.25e10])
+        out.append(json.dumps(e))
+    return out
+
+
+SHRED_SCHEMA = ("id bigint, kind string, price decimal(10,2), score double, "
+                "user struct<id: int, name: string, tier: string>, "
+                "items array<struct<sku: string, qty: bigint>>, tags array<string>")
+
+
+@pytest.fixture(scope="module")
+def variants(spark: SparkSession, tmp_path_factory):
+    base = tmp_path_factory.mktemp("draft")
+    texts = mixed_json(600)
+    truth = spark.createDataFrame(list(enumerate(texts)), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v")
+    truth.createOrReplaceTempView("truth")
+    pyspark_ext.shred(truth, "v", SHRED_SCHEMA).coalesce(2) \
+        .write.mode("overwrite").parquet(str(base / "draft"))
+    spark.read.schema("id BIGINT, v VARIANT").parquet(str(base / "draft")) \
+        .createOrReplaceTempView("draft")
+    return base
+
+
+QUERIES = [
+    "SELECT id, to_json(v) FROM {t}",
+    "SELECT id, v FROM {t}",
+    "SELECT id, variant_get(v, '$.id', 'bigint'), variant_get(v, '$.kind', 'string') FROM {t}",
+    "SELECT id, try_variant_get(v, '$.price', 'decimal(10,2)'), try_variant_get(v, '$.price', 'double') FROM {t}",
+    "SELECT id, try_variant_get(v, '$.price', 'int'), try_variant_get(v, '$.price', 'string') FROM {t}",
+    "SELECT id, v:user.name::string, v:user.id::bigint, v:user.tier::string FROM {t}",
+    "SELECT id, try_variant_get(v, '$.user.id', 'smallint'), v:user.extra.since::int FROM {t}",
+    "SELECT id, v:user FROM {t}",
+    "SELECT id, to_json(v:user), schema_of_variant(v:user.extra) FROM {t}",
+    "SELECT id, v:items[0].sku::string, try_variant_get(v, '$.items[1].qty', 'int'), v:items[5] FROM {t}",
+    "SELECT id, to_json(v:items), to_json(v:tags), try_variant_get(v, '$.tags[1]', 'string') FROM {t}",
+    "SELECT id, v:missing.field::string, v:kind.nested::string, v:[0]::string, v:id[0] FROM {t}",
+    "SELECT id, variant_get(v, '$.score', 'double'), try_variant_get(v, '$.score', 'float') FROM {t}",
+    "SELECT id, is_variant_null(v:user.tier), is_variant_null(v) FROM {t}",
+    "SELECT id, try_cast(v AS int), cast(v:kind AS string), try_cast(v:user AS map<string, string>) FROM {t}",
+    "SELECT id FROM {t} WHERE v:kind::string = 'buy' AND try_variant_get(v, '$.price', 'double') > 50",
+    "SELECT id FROM {t} WHERE v:user.tier::string IS NULL OR v:user.id::int BETWEEN 100 AND 200",
+    "SELECT id FROM {t} WHERE v:user.name::string IN ('u1', 'u2') OR startswith(v:kind::string, 'cl')",
+    "SELECT v:kind::string AS k, count(*), sum(try_variant_get(v, '$.price', 'double')), "
+    "max(v:user.id::int) FROM {t} GROUP BY 1",
+    "SELECT count(DISTINCT v:user.name::string), avg(v:id::bigint) FROM {t}",
+    "SELECT a.id, b.id FROM {t} a JOIN {t} b ON a.v:user.id::int = b.v:id::int",
+    "SELECT id, rank() OVER (PARTITION BY v:kind::string ORDER BY v:id::bigint) FROM {t}",
+    "SELECT id, pos, to_json(item), item:sku::string FROM {t} "
+    "LATERAL VIEW posexplode(try_cast(v:items AS array<variant>)) x AS pos, item",
+    "SELECT id, key, to_json(value) FROM {t}, LATERAL variant_explode(v:user)",
+    "SELECT id, to_json(v) FROM {t} ORDER BY v:id::bigint DESC NULLS LAST, id LIMIT 25",
+    "SELECT id, transform(try_cast(v:items AS array<variant>), i -> i:qty::string) FROM {t}",
+]
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+@pytest.mark.parametrize("query", QUERIES)
+def test_same_rows_as_unshredded(spark: SparkSession, variants, query: str, ansi: str) -> None:
+    with confs(spark, {ANSI: ansi}):
+        truth = rows(spark, query.format(t="truth"))
+        draft = rows(spark, query.format(t="draft"))
+    assert draft == truth
+
+
+FAILING = [
+    "SELECT variant_get(v, '$.user.name', 'int') FROM {t}",
+    "SELECT v:price::int FROM {t}",
+    "SELECT cast(v:items[0].sku AS int) FROM {t}",
+]
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+@pytest.mark.parametrize("query", FAILING)
+def test_same_errors_as_unshredded(spark: SparkSession, variants, query: str, ansi: str) -> None:
+    with confs(spark, {ANSI: ansi}):
+        for t in ("truth", "draft"):
+            with pytest.raises(PySparkException, match="INVALID_VARIANT_CAST"):
+                spark.sql(query.format(t=t)).collect()
+
+
+def read_schema(spark: SparkSession, query: str) -> str:
+    scans = pyspark_ext.explain_read_schema(spark.sql(query))
+    assert len(scans) == 1
+    return scans[0]["read_schema"]
+
+
+def test_path_read_reads_only_that_path(spark: SparkSession, variants) -> None:
+    schema = read_schema(spark, "SELECT variant_get(v, '$.user.name', 'string') FROM draft")
+    assert schema == ("struct<v:struct<untyped_value:binary,object:struct<user:struct<"
+                      "untyped_value:binary,object:struct<name:struct<untyped_value:binary,"
+                      "typed_value:string>>>>>>")
+
+
+def test_paths_read_through_aggregate_join_and_window(spark: SparkSession, variants) -> None:
+    for q in [
+        "SELECT v:kind::string, max(v:user.id::int) FROM draft GROUP BY 1",
+        "SELECT a.id, rank() OVER (PARTITION BY a.v:kind::string ORDER BY a.v:user.id::int) "
+        "FROM draft a JOIN draft b ON a.id = b.id WHERE b.v:user.id::int > 3",
+    ]:
+        df = spark.sql(q)
+        for scan in pyspark_ext.explain_read_schema(df):
+            assert "items" not in scan["read_schema"] and "price" not in scan["read_schema"], q
+            assert "name" not in scan["read_schema"], q
+
+
+def test_unshredded_field_reads_the_residual_only(spark: SparkSession, variants) -> None:
+    schema = read_schema(spark, "SELECT v:user.extra.since::int FROM draft")
+    assert schema == "struct<v:struct<untyped_value:binary,object:struct<user:struct<untyped_value:binary>>>>"
+
+
+def test_seed_parquet_example(spark: SparkSession, tmp_path) -> None:
+    pairs = draft_files.write(spark, str(tmp_path / "ex.parquet"), draft_files.EXAMPLE_TYPE,
+                              [r for r in draft_files.EXAMPLE_ROWS if r[0] != "null-row"]
+                              + [("null-row", None)])
+    check_against_truth(spark, str(tmp_path / "ex.parquet"), pairs, [
+        "SELECT id, to_json(v) FROM {t}",
+        "SELECT id, try_variant_get(v, '$.a', 'bigint'), try_variant_get(v, '$.a', 'string'), v:b.c::string, "
+        "v:b.d::int, v:c::int, v:[0].a::int, v:[1].b.c::int FROM {t}",
+        "SELECT id, to_json(v:b), to_json(v:a), schema_of_variant(v:b) FROM {t}",
+        "SELECT id FROM {t} WHERE try_variant_get(v, '$.a', 'int') = 123",
+    ])
+
+
+def test_seed_nested_example(spark: SparkSession, tmp_path) -> None:
+    pairs = draft_files.write(spark, str(tmp_path / "nested.parquet"), draft_files.NESTED_TYPE,
+                              draft_files.NESTED_ROWS)
+    check_against_truth(spark, str(tmp_path / "nested.parquet"), pairs, [
+        "SELECT id, to_json(v) FROM {t}",
+        "SELECT id, try_variant_get(v, '$[0].a[1]', 'int'), try_variant_get(v, '$[0].b', 'int'), v:[2]::string, "
+        "to_json(v:[0]), v:[0].c::string, v:a::string, to_json(v:a) FROM {t}",
+        "SELECT id, to_json(e) FROM {t}, LATERAL variant_explode(v) AS (pos, key, e)",
+    ])
+
+
+def check_against_truth(spark: SparkSession, path: str, pairs, queries: list[str]) -> None:
+    spark.createDataFrame(pairs, "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v").createOrReplaceTempView("seed_truth")
+    spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView("seed_draft")
+    for q in queries:
+        for ansi in ("true", "false"):
+            with confs(spark, {ANSI: ansi}):
+                truth = rows(spark, q.format(t="seed_truth"))
+                draft = rows(spark, q.format(t="seed_draft"))
+            assert draft == truth, q
+
+
+def test_heterogeneous_files(spark: SparkSession, tmp_path) -> None:
+    """One table, three files: a field shredded as bigint, as string, and not at all; a field
+    missing from one file's schema."""
+    texts = mixed_json(300, seed=11)
+    truth = spark.createDataFrame(list(enumerate(texts)), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v")
+    truth.createOrReplaceTempView("het_truth")
+    path = str(tmp_path / "het")
+    for part, schema in enumerate([
+        "id bigint, user struct<id: bigint, name: string>",
+        "id string, user struct<id: string>, price decimal(10,2)",
+        "kind string",
+    ]):
+        pyspark_ext.shred(truth.where(f"id % 3 = {part}"), "v", schema).coalesce(1) \
+            .write.mode("append").parquet(path)
+    spark.sql(f"CREATE TABLE het (id BIGINT, v VARIANT) USING parquet LOCATION '{path}'")
+    try:
+        for q in [
+            "SELECT id, to_json(v) FROM {t}",
+            "SELECT id, v:id::bigint, v:id::string, v:user.id::int, v:user.name::string, "
+            "try_variant_get(v, '$.price', 'double'), v:kind::string FROM {t}",
+            "SELECT v:kind::string, count(*), sum(v:user.id::int) FROM {t} GROUP BY 1",
+            "SELECT id FROM {t} WHERE v:user.id::int < 300",
+        ]:
+            assert rows(spark, q.format(t="het")) == rows(spark, q.format(t="het_truth")), q
+    finally:
+        spark.sql("DROP TABLE het")
+
+
+def test_inferred_as_variant_from_path(spark: SparkSession, variants) -> None:
+    path = str(variants / "draft")
+    assert spark.read.parquet(path).schema["v"].dataType.typeName() == "variant"
+    assert spark.sql(f"SELECT v FROM parquet.`{path}`").schema["v"].dataType.typeName() == "variant"
+    with confs(spark, {"spark.pyspark_ext.variant.inferDraftLayout": "false"}):
+        assert spark.read.parquet(path).schema["v"].dataType.typeName() == "struct"
+
+
+def test_draft_switch_off_leaves_spark_alone(spark: SparkSession, variants) -> None:
+    path = str(variants / "draft")
+    with confs(spark, {"spark.pyspark_ext.variant.draftLayout.enabled": "false"}):
+        assert spark.read.parquet(path).schema["v"].dataType.typeName() == "struct"
+
+
+def test_unshredded_variant_files_still_read(spark: SparkSession, variants, tmp_path) -> None:
+    path = str(tmp_path / "plain")
+    spark.table("truth").write.parquet(path)
+    df = spark.read.schema("id BIGINT, v VARIANT").parquet(path)
+    df.createOrReplaceTempView("plain")
+    q = "SELECT id, to_json(v), v:user.id::int FROM {t}"
+    assert rows(spark, q.format(t="plain")) == rows(spark, q.format(t="truth"))
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+LEAF = pa.struct([pa.field("untyped_value", pa.binary()), pa.field("typed_value", pa.int64())])
+
+
+def _error(spark: SparkSession, path: str, query: str = "SELECT to_json(v) FROM bad") -> str:
+    with pytest.raises(PySparkException) as info:
+        spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView("bad")
+        spark.sql(query).collect()
+    return str(info.value)
+
+
+def test_unknown_field_in_layout_names_file_and_column(spark: SparkSession, tmp_path) -> None:
+    path = str(tmp_path / "unknown.parquet")
+    vtype = pa.struct([pa.field("untyped_value", pa.binary()),
+                       pa.field("object", pa.struct([pa.field("a", pa.struct([
+                           pa.field("typed_value", pa.int64()), pa.field("surprise", pa.int32()),
+                           pa.field("_ignored", pa.int32())]))]))])
+    draft_files.write_raw(path, vtype, [{"object": {"a": {"typed_value": 1}}}])
+    message = _error(spark, path)
+    assert "unknown.parquet" in message and "`v`" in message and "surprise" in message
+
+
+def test_ignored_underscore_fields(spark: SparkSession, tmp_path) -> None:
+    path = str(tmp_path / "underscore.parquet")
+    vtype = pa.struct([pa.field("untyped_value", pa.binary()), pa.field("_future", pa.int32()),
+                       pa.field("object", pa.struct([pa.field("a", LEAF)]))])
+    draft_files.write_raw(path, vtype, [{"_future": 3, "object": {"a": {"typed_value": 5}}}])
+    df = spark.read.schema("id BIGINT, v VARIANT").parquet(path)
+    assert [r[0] for r in df.selectExpr("to_json(v)").collect()] == ['{"a":5}']
+
+
+def test_typed_and_untyped_both_set_is_an_error(spark: SparkSession, tmp_path) -> None:
+    path = str(tmp_path / "both.parquet")
+    untyped = draft_files.variant_bytes(spark, ["7"])["7"]
+    vtype = pa.struct([pa.field("untyped_value", pa.binary()),
+                       pa.field("object", pa.struct([pa.field("a", LEAF)]))])
+    draft_files.write_raw(path, vtype, [{"object": {"a": {"typed_value": 1, "untyped_value": untyped}}}])
+    for query in ("SELECT to_json(v) FROM bad", "SELECT v:a::int FROM bad"):
+        message = _error(spark, path, query)
+        assert "both.parquet" in message and "`v`" in message and "$.a" in message
+        assert "typed_value and untyped_value" in message
+
+
+def test_non_object_residual_beside_object_is_an_error(spark: SparkSession, tmp_path) -> None:
+    path = str(tmp_path / "residual.parquet")
+    untyped = draft_files.variant_bytes(spark, ["[1]"])["[1]"]
+    vtype = pa.struct([pa.field("untyped_value", pa.binary()),
+                       pa.field("object", pa.struct([pa.field("a", LEAF)]))])
+    draft_files.write_raw(path, vtype, [{"untyped_value": untyped, "object": {"a": {"typed_value": 1}}}])
+    message = _error(spark, path)
+    assert "residual.parquet" in message and "not an object" in message
+
+
+@pytest.mark.parametrize("blob", [b"\x01", b"\x01\x01\x00\x05ab", b"\x01\x00\x00\x03", b"\x07\x00\x00\x00"])
+def test_corrupt_variant_binary_is_an_error(spark: SparkSession, tmp_path, blob: bytes) -> None:
+    path = str(tmp_path / "corrupt.parquet")
+    draft_files.write_raw(path, pa.struct([pa.field("untyped_value", pa.binary())]),
+                          [{"untyped_value": blob}])
+    message = _error(spark, path)
+    assert "corrupt.parquet" in message and "not a valid variant binary" in message
+
+
+def test_writer_rejects_bad_schema(spark: SparkSession) -> None:
+    df = spark.sql("SELECT parse_json('1') AS v")
+    with pytest.raises(Exception, match="(?i)shredding schema"):
+        pyspark_ext.shred(df, "v", "a map<string, int>").collect()
+
+
+def test_infer_shredding_schema(spark: SparkSession) -> None:
+    texts = ['{"a": 1, "b": {"c": "x"}, "d": [1.5]}'] * 8 + ['{"a": "s", "e": true}'] * 2
+    df = spark.createDataFrame([(t,) for t in texts], "j string").selectExpr("parse_json(j) v")
+    assert pyspark_ext.infer_shredding_schema(df, "v") == (
+        "struct<`a`: bigint, `b`: struct<`c`: string>, `d`: array<decimal(2,1)>, `e`: boolean>")
+    assert pyspark_ext.infer_shredding_schema(df, "v", max_depth=1, max_fields=2) == \
+        "struct<`a`: bigint, `b`: variant>"
+
+
+def test_round_trip_deeply_nested(spark: SparkSession, tmp_path) -> None:
+    deep = [json.dumps({"l1": {"l2": {"l3": {"l4": [{"x": i, "y": [i, str(i)]}]}}}}) for i in range(20)]
+    deep += ['{"l1": {"l2": "flat"}}', '{"l1": [1, 2]}', '{"other": 1}']
+    df = spark.createDataFrame(list(enumerate(deep)), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v")
+    schema = pyspark_ext.infer_shredding_schema(df, "v", max_depth=8)
+    pyspark_ext.shred(df, "v", schema).write.parquet(str(tmp_path / "deep"))
+    back = spark.read.parquet(str(tmp_path / "deep"))
+    q = "SELECT id, to_json(v), v:l1.l2.l3.l4[0].y[1]::string FROM {t}"
+    df.createOrReplaceTempView("deep_truth")
+    back.createOrReplaceTempView("deep_draft")
+    assert rows(spark, q.format(t="deep_draft")) == rows(spark, q.format(t="deep_truth"))
