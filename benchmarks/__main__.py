@@ -1,4 +1,4 @@
-"""``python -m benchmarks run [--suite quick|nested|overhead|full] [--scale ROWS] [--out DIR]``."""
+"""``python -m benchmarks run [--suite quick|nested|variant|overhead|full] [--scale ROWS] [--out DIR]``."""
 from __future__ import annotations
 
 import argparse
@@ -12,11 +12,19 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 
-from . import datasets, report
+from . import datasets, report, variant_data, variant_queries
 from .metrics import InputBytes
 from .nested_queries import NESTED_QUERIES
 from .overhead import run_overhead
 from .runner import run_query
+from .variant_runner import run_variant_query, time_writers
+
+# suite: (variant rows, datasets); datasets are sorted/unsorted by the filter key
+VARIANT_SUITES = {
+    "quick": (500_000, ["sorted"]),
+    "variant": (2_000_000, ["sorted", "unsorted"]),
+    "full": (20_000_000, ["sorted", "unsorted"]),
+}
 
 SUITES = {
     # suite: (default rows, repeats, payload width, scaling row counts, scaling queries)
@@ -43,7 +51,21 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
     results, overhead, scaling = [], [], []
     rows, reps, width, scale_rows, scale_queries = SUITES.get(suite, SUITES["quick"])
     rows, reps = scale or rows, repeat or reps
-    if suite != "overhead":
+    variant, writers = [], {}
+    if suite in VARIANT_SUITES:
+        variant_rows, kinds = VARIANT_SUITES[suite]
+        variant_rows = scale if (scale and suite == "variant") else variant_rows
+        for kind in kinds:
+            paths = variant_data.variant_events(spark, variant_rows, sorted_by_id=kind == "sorted")
+            variant_data.register(spark, paths)
+            for name, q in variant_queries.queries(variant_rows).items():
+                print(f"[variant/{kind}] {name}", flush=True)
+                variant.append(run_variant_query(spark, metrics, kind, name, q, reps))
+        print("[variant] writers", flush=True)
+        sample = variant_data.variant_events(spark, min(variant_rows, 1_000_000), True)
+        writers = time_writers(spark, sample["variant"], str(out / "_writes"), variant_data.SHREDDING)
+        writers["rows"] = min(variant_rows, 1_000_000)
+    if suite not in ("overhead", "variant"):
         path = datasets.nested_events(spark, rows, payload_width=width)
         spark.read.parquet(path).createOrReplaceTempView("events")
         for name, sql in NESTED_QUERIES.items():
@@ -58,13 +80,14 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
                 print(f"[scaling] {n:,} rows: {q}", flush=True)
                 r = run_query(spark, metrics, "scaling", q, NESTED_QUERIES[q], max(1, reps - 1))
                 scaling.append({"rows": n, "query": q, "seconds": r.seconds})
-    print("[overhead]", flush=True)
-    overhead = run_overhead(spark)
+    if suite != "variant":
+        print("[overhead]", flush=True)
+        overhead = run_overhead(spark)
     meta = {"command": "python -m " + " ".join(["benchmarks", *sys.argv[1:]]),
             "suite": suite, "rows": rows, "repeat": reps,
             "machine": f"{os.cpu_count()} cores, {platform.platform()}, local[2]",
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
-    report.write(out, meta, results, overhead, scaling)
+    report.write(out, meta, results, overhead, scaling, variant, writers)
     spark.stop()
     return out
 
@@ -73,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--suite", default="quick", choices=[*SUITES, "overhead"])
+    r.add_argument("--suite", default="quick", choices=[*SUITES, "variant", "overhead"])
     r.add_argument("--scale", type=int, default=None, help="rows of the nested event log")
     r.add_argument("--repeat", type=int, default=None, help="timed runs per query and mode")
     r.add_argument("--out", default=None, help="output directory (default benchmarks/out/<suite>)")

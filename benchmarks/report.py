@@ -6,6 +6,7 @@ import statistics
 from pathlib import Path
 
 from .runner import QueryResult
+from .variant_runner import VariantResult
 
 
 def summarise(results: list[QueryResult]) -> dict[str, dict[str, float]]:
@@ -28,16 +29,87 @@ def summarise(results: list[QueryResult]) -> dict[str, dict[str, float]]:
     return summary
 
 
+def summarise_variant(variant: list[VariantResult]) -> dict[str, dict[str, float]]:
+    per: dict[str, list[VariantResult]] = {}
+    for r in variant:
+        per.setdefault(r.dataset, []).append(r)
+    return {d: {key: statistics.median(r.as_dict()[key] for r in rs) for key in
+                ("draft_ext_vs_flat", "spec_ext_vs_flat", "spec_ext_vs_spec_stock",
+                 "draft_ext_vs_variant")} for d, rs in per.items()}
+
+
 def write(out: Path, meta: dict, results: list[QueryResult], overhead: list[dict],
-          scaling: list[dict]) -> None:
+          scaling: list[dict], variant: list[VariantResult] | None = None,
+          writers: dict | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    variant = variant or []
     summary = summarise(results) if results else {}
     payload = {"meta": meta, "summary": summary, "queries": [r.as_dict() for r in results],
-               "overhead": overhead, "scaling": scaling}
+               "overhead": overhead, "scaling": scaling,
+               "variant_summary": summarise_variant(variant),
+               "variant": [r.as_dict() for r in variant], "writers": writers or {}}
     (out / "results.json").write_text(json.dumps(payload, indent=2))
-    (out / "results.md").write_text(markdown(meta, summary, results, overhead, scaling))
+    (out / "results.md").write_text(markdown(meta, summary, results, overhead, scaling)
+                                    + variant_markdown(variant, writers or {}))
     if results:
         _plots(out, results, scaling)
+    if variant:
+        _variant_plot(out, variant)
+
+
+def variant_markdown(variant: list[VariantResult], writers: dict) -> str:
+    if not variant and not writers:
+        return ""
+    configs = list(variant[0].seconds) if variant else []
+    lines = ["", "## Variant event log", "",
+             "Median seconds per storage form. `json`: JSON strings parsed by the query; `variant`: "
+             "unshredded VARIANT; `spec_*`: Parquet spec layout written by Spark 4.3's shredding "
+             "writer (schema inferred per file), extension off/on; `draft_ext`: the seed's draft "
+             "layout written by `pyspark_ext.shred`, extension on; `flat`: the same values as "
+             "relational columns (the physical limit).", "",
+             "| dataset | query | " + " | ".join(configs) + " | draft/flat | spec ext/flat | spec ext/stock |",
+             "|---|---|" + "---|" * (len(configs) + 3)]
+    for r in variant:
+        d = r.as_dict()
+        lines.append(f"| {r.dataset} | {r.query} | " + " | ".join(f"{r.seconds[c]:.2f}" for c in configs)
+                     + f" | {d['draft_ext_vs_flat']:.2f} | {d['spec_ext_vs_flat']:.2f} | "
+                     f"{d['spec_ext_vs_spec_stock']:.2f} |")
+    if variant:
+        lines += ["", "| dataset | median draft/flat | median spec ext/flat | median spec ext/stock | median draft ext/unshredded |",
+                  "|---|---|---|---|---|"]
+        for dataset, s in summarise_variant(variant).items():
+            lines.append(f"| {dataset} | {s['draft_ext_vs_flat']:.2f} | {s['spec_ext_vs_flat']:.2f} | "
+                         f"{s['spec_ext_vs_spec_stock']:.2f} | {s['draft_ext_vs_variant']:.2f} |")
+    if writers:
+        base = writers.get("unshredded") or 1.0
+        lines += ["", "### Writing the same variants", "", "| writer | seconds | vs unshredded |",
+                  "|---|---|---|"]
+        for name, secs in writers.items():
+            if name != "rows":
+                lines.append(f"| {name} | {secs:.2f} | {secs / base:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
+def _variant_plot(out: Path, variant: list[VariantResult]) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    configs = list(variant[0].seconds)
+    fig, ax = plt.subplots(figsize=(10, 0.6 * len(variant) * len(configs) / 3 + 2))
+    h = 0.8 / len(configs)
+    for j, c in enumerate(configs):
+        ax.barh([i + j * h for i in range(len(variant))], [r.seconds[c] for r in variant], h, label=c)
+    ax.set_yticks([i + 0.4 - h / 2 for i in range(len(variant))],
+                  [f"{r.dataset}/{r.query}" for r in variant], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("median seconds (log)")
+    ax.set_title("Variant queries by storage form")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "variant_time.png", dpi=110)
+    plt.close(fig)
 
 
 def _mib(n: float | None) -> str:

@@ -247,14 +247,19 @@ def test_shredded_create_table_location(spark, variant_views):
 EDGE_EXPRS = ["to_json(v)", "v IS NULL", "is_variant_null(v)"]
 
 
-def _compare_small(spark, tmp_path, name: str, texts: list[str | None], spec: DraftFile,
+def _compare_small(spark, tmp_path, name: str, texts: list[str | None], spec: DraftFile | list[DraftFile],
                    exprs: list[str], table: Any = None) -> None:
     rows = [(i, t) for i, t in enumerate(texts)]
     shredded = str(tmp_path / f"{name}.parquet")
-    if table is None:
-        write_draft(shredded, rows, spec)
-    else:
+    if table is not None:
         pq.write_table(table, shredded, store_schema=False)
+    elif isinstance(spec, list):  # one file per spec in a directory, rows round-robin
+        os.makedirs(shredded)
+        for k, one in enumerate(spec):
+            write_draft(os.path.join(shredded, f"part-{k}.parquet"),
+                        [r for r in rows if r[0] % len(spec) == k], one)
+    else:
+        write_draft(shredded, rows, spec)
     truth = str(tmp_path / f"{name}_truth.parquet")
     write_truth(truth, rows)
     spark.read.parquet(truth).createOrReplaceTempView(f"{name}_json")
@@ -334,3 +339,26 @@ def test_edge_levels_without_untyped_value(spark, tmp_path):
     _compare_small(spark, tmp_path, "no_untyped", texts, DraftFile(schema),
                    ["variant_get(v, '$.a', 'int')", "to_json(v:b)", "to_json(v:c)",
                     "variant_get(v, '$.c.d', 'string')"])
+
+
+def test_edge_field_order_across_files(spark, tmp_path):
+    """Two files with the same shredding schema, one with untyped_value first and one with it
+    last, read together: fields are matched by name, not position."""
+    schema = Obj({"a": Typed("int64"), "b": Obj({"c": Typed("string")})})
+    texts = ['{"a": 1, "b": {"c": "x"}}', '{"a": 2, "b": {"c": "y"}, "z": 0}', '{"a": "s", "b": 3}',
+             '[1, 2]', None, 'null', '{"b": {"c": "w", "d": 4}}', '{}']
+    specs = [DraftFile(schema, Options(untyped_first=True)), DraftFile(schema, Options(untyped_first=False))]
+    _compare_small(spark, tmp_path, "field_order", texts, specs,
+                   ["variant_get(v, '$.a', 'string')", "variant_get(v, '$.b.c', 'string')", "to_json(v:b)"])
+
+
+def test_edge_different_schemas_across_files(spark, tmp_path):
+    """Two files whose shredding schemas disagree (a path typed in one, an object or untyped in the
+    other, a field only in one), read together."""
+    texts = ['{"a": 1, "b": {"c": "x"}}', '{"a": 2, "b": {"c": "y"}, "z": 0}', '{"a": "s", "b": 3}',
+             '[1, 2]', None, 'null', '{"b": {"c": "w", "d": 4}}', '{}']
+    specs = [DraftFile(Obj({"a": Typed("int64"), "b": Obj({"c": Typed("string")})})),
+             DraftFile(Obj({"a": Typed("string"), "b": Untyped(), "z": Typed("decimal(5,2)")}))]
+    _compare_small(spark, tmp_path, "schema_mix", texts, specs,
+                   ["variant_get(v, '$.a', 'string')", "variant_get(v, '$.b.c', 'string')", "to_json(v:b)",
+                    "variant_get(v, '$.z', 'int')"])

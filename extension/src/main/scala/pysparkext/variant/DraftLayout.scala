@@ -99,11 +99,49 @@ object DraftLayout {
     case _ => None
   }
 
+  /**
+   * Marks each `object` field and `array` that every file of a group shreds. A valid writer puts
+   * an object into `object` (the residual only holds fields the object does not shred) and an
+   * array into `array`, so for a marked step the shallower `untyped_value` cannot hold the path
+   * and need not be read. A field shredded in only some files stays unmarked: the other files
+   * keep it in their residual.
+   */
+  def markShreddedEverywhere(merged: StructType, files: Seq[StructType]): StructType = {
+    def sub(fs: Seq[StructType], name: String): Seq[DataType] =
+      fs.flatMap(f => f.find(_.name == name).map(_.dataType))
+    StructType(merged.fields.map { f =>
+      f.name match {
+        case Object =>
+          val objects = sub(files, Object).collect { case o: StructType => o }
+          val fields = f.dataType.asInstanceOf[StructType].fields.map { c =>
+            val having = objects.flatMap(_.find(_.name == c.name)).map(_.dataType)
+              .collect { case l: StructType => l }
+            val everywhere = objects.length == files.length && having.length == files.length
+            val marked = if (everywhere) withFlag(c, ShreddedEverywhere) else c
+            marked.copy(dataType = markShreddedEverywhere(c.dataType.asInstanceOf[StructType], having))
+          }
+          f.copy(dataType = StructType(fields))
+        case Array =>
+          val arrays = sub(files, Array).collect { case ArrayType(e: StructType, _) => e }
+          val ArrayType(e: StructType, n) = f.dataType
+          val marked = if (arrays.length == files.length) withFlag(f, ShreddedEverywhere) else f
+          marked.copy(dataType = ArrayType(markShreddedEverywhere(e, arrays), n))
+        case _ => f
+      }
+    })
+  }
+
+  val ShreddedEverywhere = "pyspark_ext.shredded_in_every_file"
+
+  def isShreddedEverywhere(f: StructField): Boolean = f.metadata.contains(ShreddedEverywhere)
+
+  private def withFlag(f: StructField, key: String): StructField =
+    f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata).putBoolean(key, true).build())
+
   /** The position of a field by exact name, or -1. */
   def ordinal(s: StructType, name: String): Int = s.fieldNames.indexOf(name)
 
-  def mark(f: StructField): StructField =
-    f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata).putBoolean(MarkerKey, true).build())
+  def mark(f: StructField): StructField = withFlag(f, MarkerKey)
 
   def isMarked(f: StructField): Boolean = f.metadata.contains(MarkerKey)
 }

@@ -27,25 +27,31 @@ object DraftPaths {
     var i = 0
     while (complete && i < segments.length) {
       val level = cur.dataType.asInstanceOf[StructType]
-      field(cur, level, DraftLayout.Untyped).foreach(u => places.prepend(u -> segments.drop(i)))
-      val next = segments(i) match {
+      // The step into the next level, and whether every file shreds it (then this level's
+      // residual cannot hold the path: see DraftLayout.markShreddedEverywhere).
+      val next: Option[(Expression, Boolean)] = segments(i) match {
         case ObjectExtraction(key) =>
           field(cur, level, DraftLayout.Object).flatMap { obj =>
             val fields = obj.dataType.asInstanceOf[StructType]
             fields.fieldNames.indexOf(key) match {
               case -1 => None
-              case ord => Some(GetStructField(obj, ord, Some(key)))
+              case ord => Some(GetStructField(obj, ord, Some(key)) ->
+                DraftLayout.isShreddedEverywhere(fields(ord)))
             }
           }
         case ArrayExtraction(index) =>
-          field(cur, level, DraftLayout.Array).collect {
-            case arr if arr.dataType.isInstanceOf[ArrayType] =>
-              GetArrayItem(arr, Literal(index), failOnError = false)
-          }
+          level.find(_.name == DraftLayout.Array).filter(_.dataType.isInstanceOf[ArrayType])
+            .map { f =>
+              GetArrayItem(field(cur, level, DraftLayout.Array).get, Literal(index),
+                failOnError = false) -> DraftLayout.isShreddedEverywhere(f)
+            }
         case _ => None
       }
+      if (!next.exists(_._2)) {
+        field(cur, level, DraftLayout.Untyped).foreach(u => places.prepend(u -> segments.drop(i)))
+      }
       next match {
-        case Some(e) => cur = e; i += 1
+        case Some((e, _)) => cur = e; i += 1
         case None => complete = false
       }
     }

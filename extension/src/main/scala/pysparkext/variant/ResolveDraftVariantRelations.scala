@@ -99,7 +99,13 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       if (at < 0) groups += (types -> Seq(status))
       else groups(at) = (mergeAll(groups(at)._1, types).get, groups(at)._2 :+ status)
     }
-    val branches = groups.toSeq.zipWithIndex.map { case ((types, files), g) =>
+    val fileTypes = perFile.map { case (status, types) => status.getPath -> types }.toMap
+    val marked = groups.toSeq.map { case (merged, files) =>
+      merged.zipWithIndex.map { case (m, c) =>
+        m.map(DraftLayout.markShreddedEverywhere(_, files.flatMap(f => fileTypes(f.getPath)(c))))
+      } -> files
+    }
+    val branches = marked.zipWithIndex.map { case ((types, files), g) =>
       branch(r, fs, columns.zip(types).toMap, if (groups.length == 1) None else Some(files), g,
         table)
     }

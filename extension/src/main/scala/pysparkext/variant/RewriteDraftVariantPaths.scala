@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.optimizer.{CollapseProject, ColumnPruning, RemoveNoopOperators}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.VariantType
 import org.apache.spark.unsafe.types.UTF8String
@@ -86,6 +86,10 @@ object RewriteDraftVariantPaths extends GuardedRule {
   private def carry(plan: LogicalPlan): LogicalPlan = {
     // v's expression id -> (the struct attribute it was rebuilt from, the column name)
     val defined = mutable.Map.empty[ExprId, (Attribute, String)]
+    // A Union's children must keep their column lists aligned, so nothing is carried out of one;
+    // Spark pushes projections and filters into Union children, where the inline rewrite applies.
+    val unionInputs = plan.collect { case u: Union => u.children.flatMap(_.output.map(_.exprId)) }
+      .flatten.toSet
     plan.transformUp { case node =>
       val visible = node.children.flatMap { c =>
         val out = c.outputSet
@@ -97,7 +101,8 @@ object RewriteDraftVariantPaths extends GuardedRule {
         case p @ Project(list, child) =>
           val defs = list.collect {
             case a @ Alias(ReconstructDraftVariant(s: Attribute, col), _)
-                if child.outputSet.contains(s) => a.exprId -> (s, col)
+                if child.outputSet.contains(s) && !unionInputs.contains(a.exprId) =>
+              a.exprId -> (s, col)
           }
           defined ++= defs
           val passing = (visible ++ defs).collect {

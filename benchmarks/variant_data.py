@@ -1,0 +1,102 @@
+"""The variant event log, one logical dataset stored in five forms.
+
+- ``json``: the events as JSON strings;
+- ``variant``: unshredded VARIANT (``parse_json``);
+- ``draft``: shredded in the seed's draft layout by ``pyspark_ext.shred``;
+- ``spec``: shredded in the Parquet spec layout by Spark 4.3's own writer, schema inferred per file;
+- ``flat``: a relational table holding the values of the queried paths (the physical limit).
+
+Some paths carry type mismatches in a small share of rows: ``price`` is a string in 1% of rows and
+``user.id`` a string in 0.5%. ``sorted=True`` orders rows by ``id`` (the filter key); otherwise
+rows are shuffled deterministically. Deterministic from the parameters; cached on disk.
+"""
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+import pyspark_ext
+
+from .datasets import _key
+
+SHREDDING = ("id bigint, ts bigint, kind string, price decimal(10,2), "
+             "user struct<id: int, name: string, tier: string, geo: struct<country: string, city: string>>, "
+             "items array<struct<sku: string, qty: bigint>>")
+
+_USER = ("named_struct('id', {uid}, 'name', concat('user', pmod(hash(id, 3), 5000)), "
+         "'tier', element_at(array('gold', 'silver', 'bronze'), pmod(hash(id, 4), 3) + 1), "
+         "'geo', named_struct('country', concat('c', pmod(hash(id, 5), 50)), "
+         "'city', concat('city', pmod(hash(id, 6), 2000))))")
+_EVENT = ("to_json(named_struct('id', id, 'ts', 1700000000000 + id * 37, "
+          "'kind', element_at(array('view', 'click', 'buy', 'scroll'), pmod(hash(id, 1), 4) + 1), "
+          "'price', {price}, 'user', " + _USER + ", "
+          "'items', transform(sequence(1, pmod(hash(id, 7), 3) + 1), i -> named_struct("
+          "'sku', concat('sku', pmod(hash(id, i), 900)), 'qty', pmod(hash(id, i, 8), 5) + 1)), "
+          "'meta', named_struct('agent', concat('Mozilla/5.0 build ', pmod(hash(id, 9), 100000)), "
+          "'ref', concat('https://example.com/p/', pmod(hash(id, 10), 100000)), "
+          "'session', sha1(cast(id AS string)))))")
+_PRICE_NUM = "cast(pmod(hash(id, 2), 100000) / 100.0 AS decimal(10, 2))"
+_PRICE_STR = "cast(cast(pmod(hash(id, 2), 100000) / 100.0 AS decimal(10, 2)) AS string)"
+_UID_NUM = "pmod(hash(id, 11), 100000)"
+_UID_STR = "cast(pmod(hash(id, 11), 100000) AS string)"
+
+FLAT_COLUMNS = {
+    "id": "variant_get(v, '$.id', 'bigint')",
+    "ts": "variant_get(v, '$.ts', 'bigint')",
+    "kind": "variant_get(v, '$.kind', 'string')",
+    "price": "try_variant_get(v, '$.price', 'decimal(10,2)')",
+    "user_id": "try_variant_get(v, '$.user.id', 'int')",
+    "user_name": "variant_get(v, '$.user.name', 'string')",
+    "country": "variant_get(v, '$.user.geo.country', 'string')",
+    "city": "variant_get(v, '$.user.geo.city', 'string')",
+}
+
+
+ROW_GROUP_BYTES = 16 * 1024 * 1024  # several row groups per file, so skipping has a choice
+
+
+def _json_sql(rows: int) -> str:
+    def event(price: str, uid: str) -> str:
+        return _EVENT.format(price=price, uid=uid)
+    return (f"SELECT id, CASE WHEN pmod(hash(id, 20), 100) = 0 THEN {event(_PRICE_STR, _UID_NUM)} "
+            f"WHEN pmod(hash(id, 21), 200) = 0 THEN {event(_PRICE_NUM, _UID_STR)} "
+            f"ELSE {event(_PRICE_NUM, _UID_NUM)} END AS j FROM range({rows})")
+
+
+def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
+                   files: int | None = None) -> dict[str, str]:
+    """Paths of the five forms, written once. ``files`` output files (default: ~1M rows each)."""
+    files = files or max(2, rows // 1_000_000)
+    base = _key("variant_events", rows=rows, sorted=sorted_by_id, files=files, version=1)
+    paths = {form: str(base / form) for form in ("json", "variant", "draft", "spec", "flat")}
+    if all((base / form / "_SUCCESS").exists() for form in paths):
+        return paths
+    events = spark.sql(_json_sql(rows))
+    if sorted_by_id:
+        events = events.repartitionByRange(files, "id").sortWithinPartitions("id")
+    else:
+        events = events.repartition(files, F.expr("hash(id, 98)")) \
+            .sortWithinPartitions(F.expr("hash(id, 99)"))
+    write = {"parquet.block.size": str(ROW_GROUP_BYTES)}
+    events.write.options(**write).mode("overwrite").parquet(paths["json"])
+    variant = spark.read.parquet(paths["json"]).selectExpr("parse_json(j) AS v")
+    variant.write.options(**write).mode("overwrite").parquet(paths["variant"])
+    pyspark_ext.shred(variant, "v", SHREDDING).write.options(**write).mode("overwrite") \
+        .parquet(paths["draft"])
+    spark.conf.set("spark.sql.variant.writeShredding.enabled", "true")
+    try:
+        variant.write.options(**write).mode("overwrite").parquet(paths["spec"])
+    finally:
+        spark.conf.unset("spark.sql.variant.writeShredding.enabled")
+    variant.selectExpr(*[f"{e} AS {c}" for c, e in FLAT_COLUMNS.items()]) \
+        .write.options(**write).mode("overwrite").parquet(paths["flat"])
+    return paths
+
+
+def register(spark: SparkSession, paths: dict[str, str]) -> None:
+    """Views ``v_json``, ``v_variant``, ``v_draft`` and ``v_spec`` (one VARIANT column ``v``),
+    and ``flat``."""
+    spark.read.parquet(paths["json"]).selectExpr("parse_json(j) AS v").createOrReplaceTempView("v_json")
+    for form in ("variant", "draft", "spec"):
+        spark.read.schema("v VARIANT").parquet(paths[form]).createOrReplaceTempView(f"v_{form}")
+    spark.read.parquet(paths["flat"]).createOrReplaceTempView("flat")

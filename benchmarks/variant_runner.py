@@ -1,0 +1,107 @@
+"""Runs each variant query over every storage form, alternating configurations, warmed, medians.
+
+Configurations: JSON parsed at query time, unshredded VARIANT, the spec layout (Spark's writer)
+with the extension off and on, the draft layout with the extension on (stock Spark cannot read it),
+and the flat table. All must return the same rows; a mismatch fails the run.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+
+from pyspark.sql import SparkSession
+
+from .metrics import InputBytes
+from .runner import ResultMismatch
+from .variant_queries import VariantQuery
+
+# name: (view, extension on?)
+CONFIGS: dict[str, tuple[str, bool]] = {
+    "json": ("v_json", False),
+    "variant": ("v_variant", False),
+    "spec_stock": ("v_spec", False),
+    "spec_ext": ("v_spec", True),
+    "draft_ext": ("v_draft", True),
+    "flat": ("flat", False),
+}
+
+
+@dataclass
+class VariantResult:
+    dataset: str
+    query: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    input_bytes: dict[str, int] = field(default_factory=dict)
+
+    def ratio(self, a: str, b: str) -> float:
+        return self.seconds[a] / self.seconds[b]
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["draft_ext_vs_flat"] = self.ratio("draft_ext", "flat")
+        d["spec_ext_vs_flat"] = self.ratio("spec_ext", "flat")
+        d["spec_ext_vs_spec_stock"] = self.ratio("spec_ext", "spec_stock")
+        d["draft_ext_vs_variant"] = self.ratio("draft_ext", "variant")
+        return d
+
+
+def _sql(q: VariantQuery, config: str) -> str:
+    view, _ = CONFIGS[config]
+    return q.flat if view == "flat" else q.variant.format(t=view)
+
+
+def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, name: str,
+                      q: VariantQuery, repeat: int, configs: list[str] | None = None) -> VariantResult:
+    configs = configs or list(CONFIGS)
+    reference = None
+    seconds: dict[str, list[float]] = {c: [] for c in configs}
+    nbytes: dict[str, list[int]] = {c: [] for c in configs}
+    for i in range(repeat + 1):  # round 0 warms every configuration
+        for config in (configs if i % 2 == 0 else list(reversed(configs))):
+            spark.conf.set("spark.pyspark_ext.enabled", str(CONFIGS[config][1]).lower())
+            df = spark.sql(_sql(q, config))
+            rows, elapsed, read = metrics.measure(df.collect, f"variant-{name}-{config}")
+            canon = sorted(repr(tuple(r)) for r in rows)
+            if reference is None:
+                reference = canon
+            elif canon != reference:
+                raise ResultMismatch(f"{dataset}/{name}: {config} returns other rows")
+            if i > 0:
+                seconds[config].append(elapsed)
+                nbytes[config].append(read)
+    spark.conf.set("spark.pyspark_ext.enabled", "true")
+    result = VariantResult(dataset, name)
+    for c in configs:
+        result.seconds[c] = statistics.median(seconds[c])
+        result.input_bytes[c] = int(statistics.median(nbytes[c]))
+    return result
+
+
+def time_writers(spark: SparkSession, source: str, out: str, shredding: str, repeat: int = 2) -> dict:
+    """Median seconds to write the same variants unshredded, shredded by pyspark_ext (draft) and
+    shredded by Spark's own writer (spec)."""
+    import pyspark_ext
+    variant = spark.read.schema("v VARIANT").parquet(source)
+    writers = {
+        "unshredded": lambda: variant.write.mode("overwrite").parquet(f"{out}/unshredded"),
+        "draft_shred": lambda: pyspark_ext.shred(variant, "v", shredding).write.mode("overwrite")
+        .parquet(f"{out}/draft"),
+        "spec_shred": lambda: _spark_shredded(spark, variant, f"{out}/spec"),
+    }
+    samples: dict[str, list[float]] = {k: [] for k in writers}
+    for i in range(repeat + 1):
+        for name, write in writers.items():
+            start = time.perf_counter()
+            write()
+            if i > 0:
+                samples[name].append(time.perf_counter() - start)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def _spark_shredded(spark: SparkSession, df, path: str) -> None:
+    spark.conf.set("spark.sql.variant.writeShredding.enabled", "true")
+    try:
+        df.write.mode("overwrite").parquet(path)
+    finally:
+        spark.conf.unset("spark.sql.variant.writeShredding.enabled")
