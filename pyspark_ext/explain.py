@@ -13,7 +13,11 @@ def explain_read_schema(df: DataFrame) -> list[dict[str, Any]]:
     ``table`` (table name or path), ``format``, ``full_schema`` and ``read_schema`` (Spark DDL
     strings), ``full_leaves`` and ``read_leaves``, ``bytes_read`` and ``bytes_full`` (estimates
     from Parquet footers of the column chunks read against the full columns; ``None`` for other
-    formats), ``pushed_filters`` and ``files``.
+    formats), ``pushed_filters`` (the scan's data filters, as SQL), ``parquet_filters`` (those
+    Spark hands to Parquet) and ``files``. For Parquet scans of up to 256 files also
+    ``row_groups``, ``row_groups_read`` and ``row_groups_skipped``: what the pushed filters keep
+    judged on each row group's statistics. Once the DataFrame has run, ``rows_output`` is the
+    scan's runtime row count (Parquet returns whole row groups, so it shows skipping too).
     """
     jvm = df.sparkSession._jvm
     report = jvm.pysparkext.report.ReadSchemaReport.json(df._jdf)
@@ -31,4 +35,7 @@ def format_report(scans: list[dict[str, Any]]) -> str:
             lines.append(f"  bytes read  : {s['bytes_read']:,} of {s['bytes_full']:,} ({share:.1%})")
         if s.get("pushed_filters"):
             lines.append(f"  filters     : {', '.join(s['pushed_filters'])}")
+        if s.get("row_groups") is not None:
+            lines.append(f"  row groups  : {s['row_groups_read']} read, {s['row_groups_skipped']} "
+                         f"skipped of {s['row_groups']}")
     return "\n".join(lines)

@@ -25,6 +25,10 @@ INFER_DRAFT_LAYOUT = Setting(
     "spark.pyspark_ext.variant.inferDraftLayout", "true",
     "For Parquet paths read without a catalog table, show struct columns that have the draft "
     "shredded layout as VARIANT. When false they stay structs unless the schema says VARIANT.")
+VARIANT_SKIPPING = Setting(
+    "spark.pyspark_ext.variant.skipping.enabled", "true",
+    "Add predicates on shredded typed/untyped leaves next to filters on variant paths, so Parquet "
+    "skips row groups whose statistics rule the filter out (only where that is safe).")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "false",
     "When true, an internal error in a rule fails the query. When false, the rule logs a warning "
@@ -34,4 +38,4 @@ FORCE_FAILURE = Setting(
     "Testing only: every rule throws, to exercise the fallback and strict mode.")
 
 ALL: tuple[Setting, ...] = (
-    ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, INFER_DRAFT_LAYOUT, STRICT, FORCE_FAILURE)
+    ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING, STRICT, FORCE_FAILURE)

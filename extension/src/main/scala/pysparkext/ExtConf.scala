@@ -15,6 +15,8 @@ object ExtConf {
   val DraftVariant = "spark.pyspark_ext.variant.draftLayout.enabled"
   /** Path reads without a catalog table show draft-layout struct columns as VARIANT. */
   val InferDraftLayout = "spark.pyspark_ext.variant.inferDraftLayout"
+  /** Row-group skipping predicates for filters on shredded variant paths. */
+  val VariantSkipping = "spark.pyspark_ext.variant.skipping.enabled"
   /** When true an internal error in a rule fails the query instead of falling back. */
   val Strict = "spark.pyspark_ext.strict"
   /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */

@@ -5,15 +5,15 @@ import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
 
 import pysparkext.pruning.WholePlanSchemaPruning
-import pysparkext.variant.{ResolveDraftVariantRelations, RewriteDraftVariantPaths, ShredDraftVariant}
+import pysparkext.variant.{DraftSkipPredicates, ResolveDraftVariantRelations, RewriteDraftVariantPaths, ShredDraftVariant}
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
  * it rewrites and reads its own switches.
  *
  * - Analysis: draft-layout shredded variant columns are presented as VARIANT.
- * - Pre-CBO, in order: variant path reads become shredded-column reads, then whole-plan nested
- *   schema pruning. Pre-CBO runs after operator optimisation (column pruning, predicate push-down
+ * - Pre-CBO, in order: variant path reads become shredded-column reads, filters on them gain
+ *   row-group skipping predicates, then whole-plan nested schema pruning. Pre-CBO runs after operator optimisation (column pruning, predicate push-down
  *   and subquery optimisation have shaped the plan) and right before Spark's own "Early Filter and
  *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
  * - Functions: `shred_variant(v, 'schema')` writes the draft layout.
@@ -22,6 +22,7 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectResolutionRule(session => new ResolveDraftVariantRelations(session))
     extensions.injectPreCBORule(_ => RewriteDraftVariantPaths)
+    extensions.injectPreCBORule(_ => DraftSkipPredicates)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
     extensions.injectFunction((
       FunctionIdentifier("shred_variant"),

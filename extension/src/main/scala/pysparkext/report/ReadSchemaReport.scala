@@ -7,6 +7,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.StructType
 
 import pysparkext.pruning.Need
@@ -19,6 +20,8 @@ import pysparkext.pruning.Need
 object ReadSchemaReport extends AdaptiveSparkPlanHelper {
   /** Footers read per scan at most; bytes are scaled up from them for larger scans. */
   val MaxFooters = 64
+  /** Row groups are counted only for scans of at most this many files. */
+  val MaxRowGroupFiles = 256
 
   def json(df: DataFrame): String = Json.write(scans(df))
 
@@ -31,6 +34,10 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
     collectWithSubqueries(qe.executedPlan) { case p if scanOf.isDefinedAt(p) && seen.add(p) => p }
       .map(p => scanOf(p)(fullSchemas, conf))
   }
+
+  /** The data filters as Spark hands them to the file format (Parquet reaches nested fields). */
+  private def pushed(s: FileSourceScanExec): Seq[org.apache.spark.sql.sources.Filter] =
+    s.dataFilters.flatMap(SparkInternals.toSourceFilter)
 
   private type Describe = (Map[String, StructType], org.apache.hadoop.conf.Configuration) =>
     Map[String, Any]
@@ -59,7 +66,14 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         "bytes_read" -> bytes.map(_._1),
         "bytes_full" -> bytes.map(_._2),
         "pushed_filters" -> s.dataFilters.map(_.sql),
-        "files" -> files.length)
+        "parquet_filters" -> pushed(s).map(_.toString),
+        "files" -> files.length) ++ (s.relation.fileFormat match {
+          case _: ParquetFileFormat if files.length <= MaxRowGroupFiles =>
+            val counts: (Long, Long) = RowGroups.count(files, pushed(s), conf)
+            Map[String, Any]("row_groups" -> counts._1, "row_groups_read" -> counts._2,
+              "row_groups_skipped" -> (counts._1 - counts._2))
+          case _ => Map.empty[String, Any]
+        }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value)
     case b: BatchScanExec => (_, _) =>
       val read = b.scan.readSchema()
       Map(

@@ -4,7 +4,7 @@ import java.time.ZoneId
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, TimeZoneAwareExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.variant.{VariantCastArgs, VariantGet, VariantPathSegment}
 import org.apache.spark.sql.types.{BinaryType, DataType, StructType, VariantType}
 import org.apache.spark.types.variant.{Variant, VariantBuilder}
@@ -30,7 +30,7 @@ case class DraftVariantGet(
     column: String,
     path: String,
     timeZoneId: Option[String] = None)
-  extends Expression with TimeZoneAwareExpression with CodegenFallback {
+  extends Expression with TimeZoneAwareExpression {
 
   @transient private lazy val levels: IndexedSeq[DraftLevel] = children.toIndexedSeq.map { c =>
     c.dataType match {
@@ -51,9 +51,17 @@ case class DraftVariantGet(
     copy(timeZoneId = Option(timeZoneId))
 
   override def eval(input: InternalRow): Any = {
+    val values = new Array[Any](children.length)
+    var i = 0
+    while (i < children.length) { values(i) = children(i).eval(input); i += 1 }
+    evalValues(values)
+  }
+
+  /** The answer from the children's values; generated code evaluates them and calls this. */
+  def evalValues(values: Array[Any]): Any = {
     var i = 0
     while (i < children.length) {
-      val value = children(i).eval(input)
+      val value = values(i)
       if (value != null) {
         val variant = children(i).dataType match {
           case BinaryType => UntypedValue.decode(value.asInstanceOf[Array[Byte]], column, path)
@@ -86,6 +94,11 @@ case class DraftVariantGet(
       Right(if (level.append(b, row, column, path)) b.result() else null)
     }
   }
+
+  // Generated code evaluates the children and calls evalValues, so a plan holding this
+  // expression keeps whole-stage code generation (a CodegenFallback would switch it off).
+  override def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
+    DraftCodegen.callWithChildren(ctx, ev, this, "evalValues", children, dataType)
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): DraftVariantGet =
     copy(children = newChildren)

@@ -5,7 +5,7 @@ import java.util.{ArrayList => JArrayList}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, UnaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
@@ -18,7 +18,7 @@ import org.apache.spark.unsafe.types.VariantVal
  * `untyped_value`. Reading the result back as VARIANT gives the same values.
  */
 case class ShredDraftVariant(child: Expression, schemaDdl: String)
-  extends UnaryExpression with CodegenFallback {
+  extends UnaryExpression {
 
   @transient private lazy val shredding: DataType = ShreddingSchema.parse(schemaDdl)
 
@@ -31,8 +31,10 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
     else TypeCheckResult.TypeCheckFailure(
       s"shred_variant expects a VARIANT, not ${child.dataType.sql}")
 
-  override def eval(input: InternalRow): Any = {
-    val v = child.eval(input)
+  override def eval(input: InternalRow): Any = evalValues(Array(child.eval(input)))
+
+  def evalValues(values: Array[Any]): Any = {
+    val v = values(0)
     if (v == null) return null
     val vv = v.asInstanceOf[VariantVal]
     level(shredding, new Variant(vv.getValue, vv.getMetadata), whole = vv)
@@ -89,6 +91,9 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
     b.finishWritingObject(start, entries)
     UntypedValue.encode(b.result())
   }
+
+  override def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
+    DraftCodegen.callWithChildren(ctx, ev, this, "evalValues", Seq(child), dataType)
 
   override protected def withNewChildInternal(newChild: Expression): ShredDraftVariant =
     copy(child = newChild)

@@ -1,6 +1,6 @@
 package pysparkext.variant
 
-import org.apache.spark.pysparkext.DataError
+import org.apache.spark.sql.pysparkext.DataError
 import org.apache.spark.sql.catalyst.expressions.InputFileName
 
 /**

@@ -1,10 +1,10 @@
-package org.apache.spark.pysparkext
+package org.apache.spark.sql.pysparkext
 
 import org.apache.spark.SparkRuntimeException
 
 /**
  * A user-facing data error with a plain message. Spark's error classes are package-private, so
- * this one subclass lives in Spark's package; everything else of the extension stays in
+ * this subclass lives under Spark's package (with [[SparkInternals]]); the rest stays in
  * `pysparkext`. Being a SparkThrowable, it reaches PySpark and the SQL shell as a Spark error
  * with just its message, not as a raw JVM stack trace.
  */

@@ -1,0 +1,107 @@
+package pysparkext.variant
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LeafNode, LogicalPlan}
+import org.apache.spark.sql.types._
+
+import pysparkext.{ExtConf, GuardedRule}
+
+/**
+ * Adds, next to a filter on shredded variant paths, a predicate on the physical leaves that
+ * Parquet can test against row-group statistics, dictionaries and the page index.
+ *
+ * For a comparison `path op literal` it adds `(typed_value op literal) OR (untyped IS NOT NULL)`,
+ * with one `IS NOT NULL` for every `untyped_value` that can hold the path (the leaf's own and the
+ * residual of every object that some file does not shred the next key in). That predicate is
+ * implied by the original one: a row matches only if its value is in `typed_value` and satisfies
+ * the comparison there, or is somewhere untyped. So a row group is skipped only when its typed
+ * statistics exclude the literal and every such untyped column is all null there, the seed's
+ * rule. When `typed_value` has no nulls in a row group, valid data has every untyped column null
+ * there, so the same predicate covers that case too.
+ *
+ * Pushed only where the path ends at a primitive `typed_value` of exactly the compared type (so
+ * no cast can change which rows match), for `=`, `<=>`, `<`, `<=`, `>`, `>=`, `IN`, `IS NULL`,
+ * `IS NOT NULL`, `startswith` and AND/OR of those. A negation is never pushed. The original
+ * filter still runs on the rows read.
+ */
+object DraftSkipPredicates extends GuardedRule {
+  override protected def featureConf: String = ExtConf.VariantSkipping
+
+  override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case f @ Filter(cond, child) if scanBelow(child) && cond.exists(_.isInstanceOf[DraftVariantGet]) =>
+      val existing = splitConjuncts(cond)
+      val added = existing.flatMap(skip).filterNot(s => existing.exists(_.semanticEquals(s)))
+      if (added.isEmpty) f else Filter((existing ++ added).reduce(And), child)
+  }
+
+  private def scanBelow(p: LogicalPlan): Boolean = p match {
+    case f: Filter => scanBelow(f.child)
+    case _: LeafNode => true
+    case _ => false
+  }
+
+  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
+    case And(a, b) => splitConjuncts(a) ++ splitConjuncts(b)
+    case other => Seq(other)
+  }
+
+  /** The physical side of one path read: its typed leaf and every untyped that can hold it. */
+  private case class Physical(typed: Expression, untyped: Seq[Expression]) {
+    def orUntyped(typedPredicate: Expression): Expression =
+      untyped.map(IsNotNull(_): Expression).foldLeft(typedPredicate)(Or(_, _))
+  }
+
+  private object PathRead {
+    def unapply(e: Expression): Option[Physical] = e match {
+      case If(_, _, g: DraftVariantGet) => physical(g)
+      case g: DraftVariantGet => physical(g)
+      case _ => None
+    }
+
+    private def physical(g: DraftVariantGet): Option[Physical] = {
+      if (g.remainingPaths.isEmpty || g.remainingPaths.head.nonEmpty) return None
+      val level = g.children.head
+      if (!isStructChain(level)) return None
+      level.dataType match {
+        case s: StructType if DraftLayout.ordinal(s, DraftLayout.Object) < 0 &&
+            DraftLayout.ordinal(s, DraftLayout.Array) < 0 &&
+            DraftLayout.ordinal(s, DraftLayout.Typed) >= 0 &&
+            s(DraftLayout.Typed).dataType == g.targetType =>
+          def leaf(n: String) = GetStructField(level, DraftLayout.ordinal(s, n), Some(n))
+          val own = if (DraftLayout.ordinal(s, DraftLayout.Untyped) >= 0) Seq(leaf(DraftLayout.Untyped)) else Nil
+          val others = g.children.tail
+          if (!others.forall(isStructChain)) None
+          else Some(Physical(leaf(DraftLayout.Typed), own ++ others))
+        case _ => None
+      }
+    }
+
+    /** Parquet filters reach struct fields, not array elements. */
+    private def isStructChain(e: Expression): Boolean = e match {
+      case GetStructField(c, _, _) => isStructChain(c)
+      case _: Attribute => true
+      case _ => false
+    }
+  }
+
+  private def skip(e: Expression): Option[Expression] = e match {
+    case And(a, b) => (skip(a), skip(b)) match {
+      case (Some(x), Some(y)) => Some(And(x, y))
+      case (x, y) => x.orElse(y)
+    }
+    case Or(a, b) => for (x <- skip(a); y <- skip(b)) yield Or(x, y)
+    case c: BinaryComparison => (c.left, c.right) match {
+      case (PathRead(p), l: Literal) if l.value != null => Some(p.orUntyped(c.withNewChildren(Seq(p.typed, l))))
+      case (l: Literal, PathRead(p)) if l.value != null => Some(p.orUntyped(c.withNewChildren(Seq(l, p.typed))))
+      case _ => None
+    }
+    case In(PathRead(p), list) if list.forall(l => l.isInstanceOf[Literal] && l.asInstanceOf[Literal].value != null) =>
+      Some(p.orUntyped(In(p.typed, list)))
+    case InSet(PathRead(p), set) if !set.contains(null) => Some(p.orUntyped(InSet(p.typed, set)))
+    case StartsWith(PathRead(p), l: Literal) if l.value != null => Some(p.orUntyped(StartsWith(p.typed, l)))
+    // The read is null only if typed_value is null (a non-null typed_value is the answer).
+    case IsNull(PathRead(p)) => Some(IsNull(p.typed))
+    case IsNotNull(PathRead(p)) => Some(p.orUntyped(IsNotNull(p.typed)))
+    case _ => None
+  }
+}
