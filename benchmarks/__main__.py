@@ -21,7 +21,7 @@ from .variant_runner import run_variant_query, time_writers
 
 # suite: (variant rows, datasets); datasets are sorted/unsorted by the filter key
 VARIANT_SUITES = {
-    "quick": (500_000, ["sorted"]),
+    "quick": (300_000, ["sorted"]),
     "variant": (2_000_000, ["sorted", "unsorted"]),
     "full": (20_000_000, ["sorted", "unsorted"]),
 }
@@ -63,7 +63,8 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
                 variant.append(run_variant_query(spark, metrics, kind, name, q, reps))
         print("[variant] writers", flush=True)
         sample = variant_data.variant_events(spark, min(variant_rows, 1_000_000), True)
-        writers = time_writers(spark, sample["variant"], str(out / "_writes"), variant_data.SHREDDING)
+        writers = time_writers(spark, sample["variant"], str(out / "_writes"), variant_data.SHREDDING,
+                               repeat=1 if suite == "quick" else 2)
         writers["rows"] = min(variant_rows, 1_000_000)
     if suite not in ("overhead", "variant"):
         path = datasets.nested_events(spark, rows, payload_width=width)

@@ -10,13 +10,12 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 
+from .alternating import ResultMismatch, alternate
 from .metrics import InputBytes
 
+__all__ = ["MODES", "QueryResult", "ResultMismatch", "plan_ms", "run_query"]
+
 MODES = {"stock": "false", "extension": "true"}
-
-
-class ResultMismatch(AssertionError):
-    pass
 
 
 @dataclass
@@ -63,27 +62,17 @@ def plan_ms(spark: SparkSession, sql: str, mode: str, repeat: int = 5) -> float:
 
 def run_query(spark: SparkSession, metrics: InputBytes, suite: str, name: str, sql: str,
               repeat: int) -> QueryResult:
-    reference = None
-    seconds: dict[str, list[float]] = {m: [] for m in MODES}
-    input_bytes: dict[str, list[int]] = {m: [] for m in MODES}
-    for i in range(repeat + 1):  # round 0 warms both
-        order = list(MODES) if i % 2 == 0 else list(reversed(MODES))
-        for mode in order:
-            _set(spark, mode)
-            df = spark.sql(sql)
-            rows, elapsed, nbytes = metrics.measure(df.collect, f"bench-{suite}-{name}-{mode}")
-            canon = sorted(repr(tuple(r)) for r in rows)
-            if reference is None:
-                reference = canon
-            elif canon != reference:
-                raise ResultMismatch(f"{suite}/{name}: rows differ between stock and extension")
-            if i > 0:
-                seconds[mode].append(elapsed)
-                input_bytes[mode].append(nbytes)
+    def one(mode: str):
+        _set(spark, mode)
+        df = spark.sql(sql)
+        rows, elapsed, nbytes = metrics.measure(df.collect, f"bench-{suite}-{name}-{mode}")
+        return sorted(repr(tuple(r)) for r in rows), elapsed, nbytes
+
+    reference, seconds, input_bytes = alternate(list(MODES), repeat, one, f"{suite}/{name}")
     result = QueryResult(suite, name, len(reference or []))
     for mode in MODES:
-        result.seconds[mode] = statistics.median(seconds[mode])
-        result.input_bytes[mode] = int(statistics.median(input_bytes[mode]))
+        result.seconds[mode] = seconds[mode]
+        result.input_bytes[mode] = input_bytes[mode]
         result.plan_ms[mode] = plan_ms(spark, sql, mode)
         _set(spark, mode)
         scans = pyspark_ext.explain_read_schema(spark.sql(sql))

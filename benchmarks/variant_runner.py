@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pyspark.sql import SparkSession
 
 from .metrics import InputBytes
-from .runner import ResultMismatch
+from .alternating import alternate
 from .variant_queries import VariantQuery
 
 # name: (view, extension on?)
@@ -54,27 +54,17 @@ def _sql(q: VariantQuery, config: str) -> str:
 def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, name: str,
                       q: VariantQuery, repeat: int, configs: list[str] | None = None) -> VariantResult:
     configs = configs or list(CONFIGS)
-    reference = None
-    seconds: dict[str, list[float]] = {c: [] for c in configs}
-    nbytes: dict[str, list[int]] = {c: [] for c in configs}
-    for i in range(repeat + 1):  # round 0 warms every configuration
-        for config in (configs if i % 2 == 0 else list(reversed(configs))):
-            spark.conf.set("spark.pyspark_ext.enabled", str(CONFIGS[config][1]).lower())
-            df = spark.sql(_sql(q, config))
-            rows, elapsed, read = metrics.measure(df.collect, f"variant-{name}-{config}")
-            canon = sorted(repr(tuple(r)) for r in rows)
-            if reference is None:
-                reference = canon
-            elif canon != reference:
-                raise ResultMismatch(f"{dataset}/{name}: {config} returns other rows")
-            if i > 0:
-                seconds[config].append(elapsed)
-                nbytes[config].append(read)
+
+    def one(config: str):
+        spark.conf.set("spark.pyspark_ext.enabled", str(CONFIGS[config][1]).lower())
+        df = spark.sql(_sql(q, config))
+        rows, elapsed, read = metrics.measure(df.collect, f"variant-{name}-{config}")
+        return sorted(repr(tuple(r)) for r in rows), elapsed, read
+
+    _, seconds, nbytes = alternate(configs, repeat, one, f"{dataset}/{name}")
     spark.conf.set("spark.pyspark_ext.enabled", "true")
     result = VariantResult(dataset, name)
-    for c in configs:
-        result.seconds[c] = statistics.median(seconds[c])
-        result.input_bytes[c] = int(statistics.median(nbytes[c]))
+    result.seconds, result.input_bytes = seconds, nbytes
     return result
 
 

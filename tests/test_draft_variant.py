@@ -352,3 +352,9 @@ def test_round_trip_deeply_nested(spark: SparkSession, tmp_path) -> None:
     df.createOrReplaceTempView("deep_truth")
     back.createOrReplaceTempView("deep_draft")
     assert rows(spark, q.format(t="deep_draft")) == rows(spark, q.format(t="deep_truth"))
+
+
+def test_udf_receives_the_whole_variant(spark: SparkSession, variants) -> None:
+    spark.udf.register("json_len", lambda v: None if v is None else len(v.toJson()), "int")
+    q = "SELECT id, json_len(v), json_len(v:user) FROM {t}"
+    assert rows(spark, q.format(t="draft")) == rows(spark, q.format(t="truth"))
