@@ -33,9 +33,9 @@ def summarise_variant(variant: list[VariantResult]) -> dict[str, dict[str, float
     per: dict[str, list[VariantResult]] = {}
     for r in variant:
         per.setdefault(r.dataset, []).append(r)
-    return {d: {key: statistics.median(r.as_dict()[key] for r in rs) for key in
-                ("draft_ext_vs_flat", "spec_ext_vs_flat", "spec_ext_vs_spec_stock",
-                 "draft_ext_vs_variant")} for d, rs in per.items()}
+    return {d: {key: statistics.median(r.as_dict()[key] for r in rs)
+                for key in VariantResult.RATIOS if all(key in r.as_dict() for r in rs)}
+            for d, rs in per.items()}
 
 
 def write(out: Path, meta: dict, results: list[QueryResult], overhead: list[dict],
@@ -72,14 +72,14 @@ def variant_markdown(variant: list[VariantResult], writers: dict) -> str:
     for r in variant:
         d = r.as_dict()
         lines.append(f"| {r.dataset} | {r.query} | " + " | ".join(f"{r.seconds[c]:.2f}" for c in configs)
-                     + f" | {d['draft_ext_vs_flat']:.2f} | {d['spec_ext_vs_flat']:.2f} | "
-                     f"{d['spec_ext_vs_spec_stock']:.2f} |")
+                     + " | " + " | ".join(_ratio(d, k) for k in
+                                          ("draft_ext_vs_flat", "spec_ext_vs_flat", "spec_ext_vs_spec_stock"))
+                     + " |")
     if variant:
         lines += ["", "| dataset | median draft/flat | median spec ext/flat | median spec ext/stock | median draft ext/unshredded |",
                   "|---|---|---|---|---|"]
         for dataset, s in summarise_variant(variant).items():
-            lines.append(f"| {dataset} | {s['draft_ext_vs_flat']:.2f} | {s['spec_ext_vs_flat']:.2f} | "
-                         f"{s['spec_ext_vs_spec_stock']:.2f} | {s['draft_ext_vs_variant']:.2f} |")
+            lines.append(f"| {dataset} | " + " | ".join(_ratio(s, k) for k in VariantResult.RATIOS) + " |")
     if writers:
         base = writers.get("unshredded") or 1.0
         lines += ["", "### Writing the same variants", "", "| writer | seconds | vs unshredded |",
@@ -88,6 +88,10 @@ def variant_markdown(variant: list[VariantResult], writers: dict) -> str:
             if name != "rows":
                 lines.append(f"| {name} | {secs:.2f} | {secs / base:.2f}x |")
     return "\n".join(lines) + "\n"
+
+
+def _ratio(d: dict, key: str) -> str:
+    return f"{d[key]:.2f}" if key in d else "n/a"
 
 
 def _variant_plot(out: Path, variant: list[VariantResult]) -> None:

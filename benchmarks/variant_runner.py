@@ -37,12 +37,15 @@ class VariantResult:
     def ratio(self, a: str, b: str) -> float:
         return self.seconds[a] / self.seconds[b]
 
+    RATIOS = {"draft_ext_vs_flat": ("draft_ext", "flat"), "spec_ext_vs_flat": ("spec_ext", "flat"),
+              "spec_ext_vs_spec_stock": ("spec_ext", "spec_stock"),
+              "draft_ext_vs_variant": ("draft_ext", "variant")}
+
     def as_dict(self) -> dict:
         d = asdict(self)
-        d["draft_ext_vs_flat"] = self.ratio("draft_ext", "flat")
-        d["spec_ext_vs_flat"] = self.ratio("spec_ext", "flat")
-        d["spec_ext_vs_spec_stock"] = self.ratio("spec_ext", "spec_stock")
-        d["draft_ext_vs_variant"] = self.ratio("draft_ext", "variant")
+        for key, (a, b) in self.RATIOS.items():
+            if a in self.seconds and b in self.seconds:
+                d[key] = self.ratio(a, b)
         return d
 
 
