@@ -2,10 +2,7 @@ package pysparkext.report
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
-import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.schema.{GroupType, MessageType, Type}
 import org.apache.spark.sql.types._
 
@@ -16,18 +13,13 @@ import org.apache.spark.sql.types._
  */
 object ParquetColumnBytes {
   /** (bytes of the columns `read` selects, bytes of the columns `full` selects), summed over files. */
-  def measure(files: Seq[String], full: StructType, read: StructType,
-      conf: Configuration): (Long, Long) = {
-    files.foldLeft((0L, 0L)) { case ((r, f), file) =>
-      val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file), conf))
-      try {
-        val footer = reader.getFooter
-        val schema = footer.getFileMetaData.getSchema
-        val sizes = footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
-          .groupMapReduce(_.getPath.toDotString)(_.getTotalSize)(_ + _)
-        def bytes(t: StructType): Long = selected(schema, t).iterator.map(p => sizes.getOrElse(p, 0L)).sum
-        (r + bytes(read), f + bytes(full))
-      } finally reader.close()
+  def measure(footers: Seq[ParquetMetadata], full: StructType, read: StructType): (Long, Long) = {
+    footers.foldLeft((0L, 0L)) { case ((r, f), footer) =>
+      val schema = footer.getFileMetaData.getSchema
+      val sizes = footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
+        .groupMapReduce(_.getPath.toDotString)(_.getTotalSize)(_ + _)
+      def bytes(t: StructType): Long = selected(schema, t).iterator.map(p => sizes.getOrElse(p, 0L)).sum
+      (r + bytes(read), f + bytes(full))
     }
   }
 

@@ -48,13 +48,16 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       val fullSchema = full.getOrElse(locationKey(s.relation), s.relation.dataSchema)
       val read = s.requiredSchema
       val files = s.relation.location.inputFiles.toSeq
-      val bytes = s.relation.fileFormat match {
-        case _: ParquetFileFormat if files.nonEmpty =>
-          val sample = files.take(MaxFooters)
-          val (r, f) = ParquetColumnBytes.measure(sample, fullSchema, read, conf)
-          val scale = files.length.toDouble / sample.length
-          Some(((r * scale).toLong, (f * scale).toLong))
-        case _ => None
+      val parquet = s.relation.fileFormat.isInstanceOf[ParquetFileFormat] && files.nonEmpty
+      val countRowGroups = parquet && files.length <= MaxRowGroupFiles
+      // One footer read per file serves both the byte estimate and the row-group count.
+      val footers = if (!parquet) Nil else ParquetFooters.read(
+        files.take(if (countRowGroups) files.length else MaxFooters), conf)
+      val bytes = if (!parquet) None else {
+        val sample = footers.take(MaxFooters)
+        val (r, f) = ParquetColumnBytes.measure(sample, fullSchema, read)
+        val scale = files.length.toDouble / sample.length
+        Some(((r * scale).toLong, (f * scale).toLong))
       }
       Map(
         "table" -> name,
@@ -67,12 +70,10 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         "bytes_full" -> bytes.map(_._2),
         "pushed_filters" -> s.dataFilters.map(_.sql),
         "parquet_filters" -> pushed(s).map(_.toString),
-        "files" -> files.length) ++ (s.relation.fileFormat match {
-          case _: ParquetFileFormat if files.length <= MaxRowGroupFiles =>
-            val counts: (Long, Long) = RowGroups.count(files, pushed(s), conf)
-            Map[String, Any]("row_groups" -> counts._1, "row_groups_read" -> counts._2,
-              "row_groups_skipped" -> (counts._1 - counts._2))
-          case _ => Map.empty[String, Any]
+        "files" -> files.length) ++ (if (!countRowGroups) Map.empty[String, Any] else {
+          val (total, kept) = RowGroups.count(footers, pushed(s))
+          Map[String, Any]("row_groups" -> total, "row_groups_read" -> kept,
+            "row_groups_skipped" -> (total - kept))
         }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value)
     case b: BatchScanExec => (_, _) =>
       val read = b.scan.readSchema()

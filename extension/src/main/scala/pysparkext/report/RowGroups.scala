@@ -1,16 +1,11 @@
 package pysparkext.report
 
-import scala.jdk.CollectionConverters._
-
-import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
 import org.apache.parquet.filter2.compat.{FilterCompat, RowGroupFilter}
 import org.apache.parquet.filter2.predicate.FilterApi
-import org.apache.parquet.format.converter.ParquetMetadataConverter
-import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
 
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFilters
 import org.apache.spark.sql.internal.{LegacyBehaviorPolicy, SQLConf}
 import org.apache.spark.sql.sources
 
@@ -20,12 +15,9 @@ import org.apache.spark.sql.sources
  */
 object RowGroups {
   /** (row groups in the files, row groups whose statistics the filters cannot rule out). */
-  def count(files: Seq[String], filters: Seq[sources.Filter], conf: Configuration): (Long, Long) = {
+  def count(footers: Seq[ParquetMetadata], filters: Seq[sources.Filter]): (Long, Long) = {
     val sql = SQLConf.get
-    files.foldLeft((0L, 0L)) { case ((total, kept), file) =>
-      val path = new Path(file)
-      val footer = ParquetFooterReader.readFooter(
-        HadoopInputFile.fromPath(path, conf), ParquetMetadataConverter.NO_FILTER)
+    footers.foldLeft((0L, 0L)) { case ((total, kept), footer) =>
       val schema = footer.getFileMetaData.getSchema
       val blocks = footer.getBlocks
       val convert = new ParquetFilters(schema, sql.parquetFilterPushDownDate,
@@ -38,9 +30,4 @@ object RowGroups {
       (total + blocks.size, kept + read)
     }
   }
-
-  def rows(files: Seq[String], conf: Configuration): Long = files.map { file =>
-    ParquetFooterReader.readFooter(HadoopInputFile.fromPath(new Path(file), conf),
-      ParquetMetadataConverter.NO_FILTER).getBlocks.asScala.map(_.getRowCount).sum
-  }.sum
 }

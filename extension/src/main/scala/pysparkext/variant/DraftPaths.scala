@@ -58,27 +58,27 @@ object DraftPaths {
     if (complete) places.prepend(cur -> Nil)
     val slow = DraftVariantGet(places.map(_._1).toSeq, places.map(_._2).toSeq, targetType,
       failOnError, column, path, timeZoneId)
-    fastTyped(cur, complete, targetType).map { case (typed, untyped) =>
-      val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
-      If(cond, typed, slow)
+    typedLeaf(cur, targetType).filter(_ => complete && targetType != VariantType).map {
+      case (typed, untyped) =>
+        val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
+        If(cond, typed, slow)
     }.getOrElse(slow)
   }
 
   /**
-   * When the path ends at a primitive `typed_value` of exactly the requested type, the common
-   * case is answered by a plain column read that Spark compiles; the general read only runs for
-   * rows where the value is not there.
+   * The `typed_value` and `untyped_value` leaves of a level that is a primitive `typed_value` of
+   * exactly `targetType`. There the common case is a plain column read that Spark compiles (the
+   * general read only runs for rows where the value is not there), and typed statistics can
+   * skip row groups ([[DraftSkipPredicates]]).
    */
-  private def fastTyped(
-      level: Expression,
-      complete: Boolean,
-      targetType: DataType): Option[(Expression, Option[Expression])] = {
-    if (!complete || targetType == VariantType) return None
-    val s = level.dataType.asInstanceOf[StructType]
-    val shapes = Seq(DraftLayout.Object, DraftLayout.Array).filter(n => DraftLayout.ordinal(s, n) >= 0)
-    field(level, s, DraftLayout.Typed).filter(t => shapes.isEmpty && t.dataType == targetType)
-      .map(t => t -> field(level, s, DraftLayout.Untyped))
-  }
+  def typedLeaf(level: Expression, targetType: DataType): Option[(Expression, Option[Expression])] =
+    level.dataType match {
+      case s: StructType if Seq(DraftLayout.Object, DraftLayout.Array)
+          .forall(n => DraftLayout.ordinal(s, n) < 0) =>
+        field(level, s, DraftLayout.Typed).filter(_.dataType == targetType)
+          .map(t => t -> field(level, s, DraftLayout.Untyped))
+      case _ => None
+    }
 
   private def field(e: Expression, s: StructType, name: String): Option[Expression] =
     Some(DraftLayout.ordinal(s, name)).filter(_ >= 0).map(ord => GetStructField(e, ord, Some(name)))

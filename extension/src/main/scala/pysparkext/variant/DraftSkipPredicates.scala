@@ -2,7 +2,6 @@ package pysparkext.variant
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LeafNode, LogicalPlan}
-import org.apache.spark.sql.types._
 
 import pysparkext.{ExtConf, GuardedRule}
 
@@ -62,17 +61,10 @@ object DraftSkipPredicates extends GuardedRule {
       if (g.remainingPaths.isEmpty || g.remainingPaths.head.nonEmpty) return None
       val level = g.children.head
       if (!isStructChain(level)) return None
-      level.dataType match {
-        case s: StructType if DraftLayout.ordinal(s, DraftLayout.Object) < 0 &&
-            DraftLayout.ordinal(s, DraftLayout.Array) < 0 &&
-            DraftLayout.ordinal(s, DraftLayout.Typed) >= 0 &&
-            s(DraftLayout.Typed).dataType == g.targetType =>
-          def leaf(n: String) = GetStructField(level, DraftLayout.ordinal(s, n), Some(n))
-          val own = if (DraftLayout.ordinal(s, DraftLayout.Untyped) >= 0) Seq(leaf(DraftLayout.Untyped)) else Nil
-          val others = g.children.tail
-          if (!others.forall(isStructChain)) None
-          else Some(Physical(leaf(DraftLayout.Typed), own ++ others))
-        case _ => None
+      val others = g.children.tail
+      if (!others.forall(isStructChain)) return None
+      DraftPaths.typedLeaf(level, g.targetType).map { case (typed, own) =>
+        Physical(typed, own.toSeq ++ others)
       }
     }
 

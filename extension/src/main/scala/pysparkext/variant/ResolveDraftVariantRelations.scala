@@ -31,17 +31,20 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
   override protected def featureConf: String = ExtConf.DraftVariant
   override protected def preservesSchema: Boolean = false
 
-  override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case r @ LogicalRelation(fs: HadoopFsRelation, _, table, false, _)
-        if fs.fileFormat.isInstanceOf[ParquetFileFormat] && candidates(fs, table.isEmpty).nonEmpty =>
-      resolve(r, fs, candidates(fs, table.isEmpty), table.map(_.identifier.unquotedString))
+  override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
+    val infer = ExtConf.bool(ExtConf.InferDraftLayout, default = true)
+    plan.resolveOperatorsUp {
+      case r @ LogicalRelation(fs: HadoopFsRelation, _, table, false, _)
+          if fs.fileFormat.isInstanceOf[ParquetFileFormat] =>
+        val columns = candidates(fs, infer && table.isEmpty)
+        if (columns.isEmpty) r else resolve(r, fs, columns, table.map(_.identifier.unquotedString))
+    }
   }
 
-  private def candidates(fs: HadoopFsRelation, pathRead: Boolean): Seq[String] =
+  private def candidates(fs: HadoopFsRelation, inferred: Boolean): Seq[String] =
     fs.dataSchema.fields.toSeq.collect {
       case f if f.dataType == VariantType => f.name
-      case f if pathRead && ExtConf.bool(ExtConf.InferDraftLayout, default = true) &&
-          !DraftLayout.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
+      case f if inferred && !DraftLayout.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
     }.filterNot(n => fs.partitionSchema.fieldNames.contains(n))
 
   /** Per file, per candidate column: the validated draft type, or None (absent / Spark's own). */

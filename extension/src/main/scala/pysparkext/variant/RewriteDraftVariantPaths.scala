@@ -52,35 +52,27 @@ object RewriteDraftVariantPaths extends GuardedRule {
   private def zone(tz: Option[String]): Option[String] =
     tz.orElse(Some(SQLConf.get.sessionLocalTimeZone))
 
-  /** Path reads applied directly to a reconstruction. */
-  private val inline: PartialFunction[Expression, Expression] = {
-    case c @ Cast(VariantGet(ReconstructDraftVariant(s, col), Literal(p: UTF8String, _),
-        VariantType, _, _), to, _, mode) if to != VariantType =>
-      DraftPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
-    case c @ Cast(ReconstructDraftVariant(s, col), to, _, mode) if to != VariantType =>
-      DraftPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
-    case VariantGet(ReconstructDraftVariant(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
-      DraftPaths.get(s, col, p.toString, to, fail, zone(tz))
-  }
-
-  /** Path reads of a variant attribute `v`, answered from the struct `s` it was rebuilt from. */
-  private def pathReads(carriers: Map[ExprId, (Attribute, String)])
+  /**
+   * Path reads of a variant whose draft struct `source` can name: `(struct, column)` for a
+   * reconstruction inline, or for an attribute rebuilt from a struct carried beside it.
+   */
+  private def pathReads(source: Expression => Option[(Expression, String)])
       : PartialFunction[Expression, Expression] = {
-    object Carried {
-      def unapply(e: Expression): Option[(Attribute, String)] = e match {
-        case a: Attribute => carriers.get(a.exprId)
-        case _ => None
-      }
-    }
+    object Draft { def unapply(e: Expression): Option[(Expression, String)] = source(e) }
     {
-      case c @ Cast(VariantGet(Carried(s, col), Literal(p: UTF8String, _), VariantType, _, _),
+      case c @ Cast(VariantGet(Draft(s, col), Literal(p: UTF8String, _), VariantType, _, _),
           to, _, mode) if to != VariantType =>
         DraftPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case c @ Cast(Carried(s, col), to, _, mode) if to != VariantType =>
+      case c @ Cast(Draft(s, col), to, _, mode) if to != VariantType =>
         DraftPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case VariantGet(Carried(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
+      case VariantGet(Draft(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
         DraftPaths.get(s, col, p.toString, to, fail, zone(tz))
     }
+  }
+
+  private val inline = pathReads {
+    case ReconstructDraftVariant(s, col) => Some(s -> col)
+    case _ => None
   }
 
   private def carry(plan: LogicalPlan): LogicalPlan = {
@@ -96,7 +88,10 @@ object RewriteDraftVariantPaths extends GuardedRule {
         defined.filter { case (v, (s, _)) => out.exists(_.exprId == v) && out.contains(s) }
       }.toMap
       val rewritten =
-        if (visible.isEmpty) node else node.transformExpressionsDown(pathReads(visible))
+        if (visible.isEmpty) node else node.transformExpressionsDown(pathReads {
+          case a: Attribute => visible.get(a.exprId)
+          case _ => None
+        })
       rewritten match {
         case p @ Project(list, child) =>
           val defs = list.collect {

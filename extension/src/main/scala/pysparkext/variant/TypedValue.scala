@@ -2,7 +2,6 @@ package pysparkext.variant
 
 import java.math.{BigDecimal => JBigDecimal}
 
-import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.apache.spark.unsafe.types.UTF8String
@@ -79,11 +78,8 @@ object TypedValue {
   }
 
   private def exactDecimal(d: JBigDecimal, t: DecimalType): Option[Decimal] = {
-    if (d.scale > t.scale && d.stripTrailingZeros().scale > t.scale) return None
+    if (d.stripTrailingZeros().scale > t.scale) return None
     val scaled = d.setScale(t.scale, java.math.RoundingMode.UNNECESSARY)
     if (scaled.precision > t.precision) None else Some(Decimal(scaled, t.precision, t.scale))
   }
-
-  private[variant] def arrayValues(a: ArrayData, t: DataType): IndexedSeq[Any] =
-    (0 until a.numElements()).map(i => if (a.isNullAt(i)) null else a.get(i, t))
 }
