@@ -21,6 +21,12 @@ DRAFT_VARIANT = Setting(
     "spark.pyspark_ext.variant.draftLayout.enabled", "true",
     "Read draft-layout shredded variant columns as VARIANT and turn path reads of them "
     "(variant_get, try_variant_get, v:path::type, casts) into reads of the shredded columns.")
+SPEC_VARIANT = Setting(
+    "spark.pyspark_ext.variant.specLayout.enabled", "true",
+    "Read VARIANT columns shredded in the Parquet spec layout (metadata/value/typed_value, as "
+    "Spark 4.x's writer makes them) by their leaves: path reads become reads of the shredded "
+    "columns, and filters on them skip row groups. Tables with no shredded file stay with "
+    "Spark's reader.")
 INFER_DRAFT_LAYOUT = Setting(
     "spark.pyspark_ext.variant.inferDraftLayout", "true",
     "For Parquet paths read without a catalog table, show struct columns that have the draft "
@@ -38,4 +44,4 @@ FORCE_FAILURE = Setting(
     "Testing only: every rule throws, to exercise the fallback and strict mode.")
 
 ALL: tuple[Setting, ...] = (
-    ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING, STRICT, FORCE_FAILURE)
+    ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING, STRICT, FORCE_FAILURE)

@@ -5,9 +5,12 @@ mode and enabled, see ``conftest.py``) exactly as ``python -m tests.conformance.
 valid cases must return the expected variants, error cases must raise, ``-INVALID`` files may
 either raise or return the expected (shredded) value.
 
-KNOWN_FAILURES are the files stock Spark 4.3.0 does not read conformingly; today the extension
-changes none of them (it only handles its own draft layout), so they fail here too. They are
-``xfail(strict=True)``: a case that starts passing fails the run until it is taken off the list.
+With the extension on, shredded spec-layout files are read by its reader (``SpecLayout``,
+``DraftLevel``), which fixes stock Spark 4.3.0's failures on null/null levels, conflicting
+value/typed_value and unsupported typed_value types. KNOWN_FAILURES are the files that still fail:
+variant types Spark 4.3 has no value for (TIME, nanosecond timestamps, UUID); they raise an error
+rather than return a wrong value. They are ``xfail(strict=True)``: a case that starts passing
+fails the run until it is taken off the list.
 The files live outside the repo; without them the module is skipped.
 """
 from __future__ import annotations
@@ -22,7 +25,7 @@ from tests.conformance.run import (
 if not available():
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
-#: Case name -> why stock Spark 4.3.0 gets it wrong (the names are the set of known failures).
+#: Case name -> why it is not read (stock Spark 4.3.0 fails these too) (the names are the set of known failures).
 KNOWN_FAILURES: dict[str, str] = {
     # TIME (variant type 17): no shredded TIME column, no TIME in Spark's variant code
     "case-032": "TIME: typed_value TIME(6) rejected as INVALID_VARIANT_SHREDDING_SCHEMA",
@@ -38,12 +41,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "case-122": "nanos: unshredded timestampntz_nanos under a shredded schema: unknown type id 19",
     # UUID
     "case-037": "UUID: typed_value FIXED_LEN_BYTE_ARRAY(16) UUID is PARQUET_TYPE_ILLEGAL",
-    # value and typed_value both null where the spec means a variant null
-    "case-085": "null/null array element: MALFORMED_VARIANT instead of a variant null element",
-    "case-129": "null/null at the top level: MALFORMED_VARIANT instead of a variant null",
-    # error cases that Spark reads without complaint
-    "case-040": "no error: array element with both value and typed_value is read (typed_value wins)",
-    "case-042": "no error: top-level value and typed_value both set is read (typed_value wins)",
 }
 
 

@@ -13,6 +13,8 @@ object ExtConf {
   val NestedSchemaPruning = "spark.pyspark_ext.nestedSchemaPruning.enabled"
   /** Reading draft-layout shredded variant columns as VARIANT, and path reads of them. */
   val DraftVariant = "spark.pyspark_ext.variant.draftLayout.enabled"
+  /** Reading spec-layout (`metadata`/`value`/`typed_value`) shredded files by their leaves. */
+  val SpecVariant = "spark.pyspark_ext.variant.specLayout.enabled"
   /** Path reads without a catalog table show draft-layout struct columns as VARIANT. */
   val InferDraftLayout = "spark.pyspark_ext.variant.inferDraftLayout"
   /** Row-group skipping predicates for filters on shredded variant paths. */

@@ -83,6 +83,7 @@ object DraftLayout {
    * such files must be read separately.
    */
   def merge(a: DataType, b: DataType): Option[DataType] = (a, b) match {
+    case (x: StructType, y: StructType) if isSpecLevel(x).zip(isSpecLevel(y)).exists { case (p, q) => p != q } => None
     case (x: StructType, y: StructType) =>
       val names = (x.fieldNames ++ y.fieldNames).distinct
       val merged = names.map { n =>
@@ -100,34 +101,36 @@ object DraftLayout {
   }
 
   /**
-   * Marks each `object` field and `array` that every file of a group shreds. A valid writer puts
-   * an object into `object` (the residual only holds fields the object does not shred) and an
-   * array into `array`, so for a marked step the shallower `untyped_value` cannot hold the path
-   * and need not be read. A field shredded in only some files stays unmarked: the other files
-   * keep it in their residual.
+   * Marks each object field and array that every file of a group shreds. A valid writer puts
+   * an object into its object part (the residual only holds fields the object does not shred:
+   * the seed's rule, and the spec's "shredded fields in typed_value are not present in value"),
+   * and the seed's writer an array into `array`, so for a marked step the shallower residual
+   * cannot hold the path and need not be read. A field shredded in only some files stays
+   * unmarked: the other files keep it in their residual. Spec-layout arrays are never marked:
+   * the spec does not forbid an array in `value` beside a LIST `typed_value`.
    */
   def markShreddedEverywhere(merged: StructType, files: Seq[StructType]): StructType = {
-    def sub(fs: Seq[StructType], name: String): Seq[DataType] =
-      fs.flatMap(f => f.find(_.name == name).map(_.dataType))
-    StructType(merged.fields.map { f =>
-      f.name match {
-        case Object =>
-          val objects = sub(files, Object).collect { case o: StructType => o }
-          val fields = f.dataType.asInstanceOf[StructType].fields.map { c =>
-            val having = objects.flatMap(_.find(_.name == c.name)).map(_.dataType)
-              .collect { case l: StructType => l }
-            val everywhere = objects.length == files.length && having.length == files.length
-            val marked = if (everywhere) withFlag(c, ShreddedEverywhere) else c
-            marked.copy(dataType = markShreddedEverywhere(c.dataType.asInstanceOf[StructType], having))
-          }
-          f.copy(dataType = StructType(fields))
-        case Array =>
-          val arrays = sub(files, Array).collect { case ArrayType(e: StructType, _) => e }
-          val ArrayType(e: StructType, n) = f.dataType
-          val marked = if (arrays.length == files.length) withFlag(f, ShreddedEverywhere) else f
-          marked.copy(dataType = ArrayType(markShreddedEverywhere(e, arrays), n))
-        case _ => f
-      }
+    val shape = LevelShape.of(merged)
+    val spec = merged.fieldNames.contains(SpecLayout.Value)
+    def part(level: StructType, pick: LevelShape => Int): Option[DataType] =
+      Some(pick(LevelShape.of(level))).filter(_ >= 0).map(level(_).dataType)
+    StructType(merged.fields.zipWithIndex.map {
+      case (f, i) if i == shape.obj =>
+        val objects = files.flatMap(part(_, _.obj)).collect { case o: StructType => o }
+        val fields = f.dataType.asInstanceOf[StructType].fields.map { c =>
+          val having = objects.flatMap(_.find(_.name == c.name)).map(_.dataType)
+            .collect { case l: StructType => l }
+          val everywhere = objects.length == files.length && having.length == files.length
+          val marked = if (everywhere) withFlag(c, ShreddedEverywhere) else c
+          marked.copy(dataType = markShreddedEverywhere(c.dataType.asInstanceOf[StructType], having))
+        }
+        f.copy(dataType = StructType(fields))
+      case (f, i) if i == shape.array =>
+        val arrays = files.flatMap(part(_, _.array)).collect { case ArrayType(e: StructType, _) => e }
+        val ArrayType(e: StructType, n) = f.dataType
+        val marked = if (arrays.length == files.length && !spec) withFlag(f, ShreddedEverywhere) else f
+        marked.copy(dataType = ArrayType(markShreddedEverywhere(e, arrays), n))
+      case (f, _) => f
     })
   }
 
@@ -137,6 +140,13 @@ object DraftLayout {
 
   private def withFlag(f: StructField, key: String): StructField =
     f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata).putBoolean(key, true).build())
+
+  /** A level of the spec layout (`value`), not the draft's (`untyped_value`); object fields of
+   * neither kind (a level with only a typed part) match either. */
+  private def isSpecLevel(s: StructType): Option[Boolean] =
+    if (s.fieldNames.contains(SpecLayout.Value) || s.fieldNames.contains(SpecLayout.Metadata)) Some(true)
+    else if (s.fieldNames.contains(Untyped) || s.fieldNames.contains(Object) || s.fieldNames.contains(Array)) Some(false)
+    else None
 
   /** The position of a field by exact name, or -1. */
   def ordinal(s: StructType, name: String): Int = s.fieldNames.indexOf(name)

@@ -7,30 +7,41 @@ import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 
 /**
- * One level of a draft-layout struct as it is actually read (possibly pruned): the ordinals of
- * whichever of its fields are present. Absent fields count as always null, as the seed says.
+ * One level of a shredded struct, in the draft or the spec layout, as it is actually read
+ * (possibly pruned): the ordinals of whichever of its parts are present (see [[LevelShape]]).
+ * Absent parts count as always null, as both layouts say. `metadata` is the ordinal of the spec
+ * layout's top-level dictionary, -1 elsewhere.
  */
 final case class DraftLevel(
     width: Int,
+    metadata: Int,
     untyped: Int,
     typed: Int,
     typedType: DataType,
     objectOrdinal: Int,
     fields: IndexedSeq[(String, DraftLevel)],
+    shreddedEverywhere: Set[String],
     arrayOrdinal: Int,
     element: DraftLevel) {
 
   /**
    * Appends this level's value to `b`, by the seed's ConstructVariant. Returns false when the
-   * value is missing (every field null), so an object can leave the key out.
+   * value is missing (every field null), so an object can leave the key out. `dictionary` is the
+   * spec layout's metadata (null for the draft layout, whose residuals carry their own).
    */
-  def append(b: VariantBuilder, row: InternalRow, column: String, path: String): Boolean = {
+  def append(
+      b: VariantBuilder,
+      row: InternalRow,
+      column: String,
+      path: String,
+      dictionary: Array[Byte]): Boolean = {
     val untypedValue =
       if (untyped >= 0 && !row.isNullAt(untyped)) {
-        UntypedValue.decode(row.getBinary(untyped), column, path)
+        UntypedValue.decode(row.getBinary(untyped), dictionary, column, path)
       } else null
     if (objectOrdinal >= 0 && !row.isNullAt(objectOrdinal)) {
-      appendObject(b, row.getStruct(objectOrdinal, fields.length), untypedValue, column, path)
+      appendObject(b, row.getStruct(objectOrdinal, fields.length), untypedValue, column, path,
+        dictionary)
       true
     } else if (arrayOrdinal >= 0 && !row.isNullAt(arrayOrdinal)) {
       if (untypedValue != null) {
@@ -44,7 +55,7 @@ final case class DraftLevel(
       while (i < items.numElements()) {
         offsets.add(b.getWritePos - start)
         val present = !items.isNullAt(i) &&
-          element.append(b, items.getStruct(i, element.width), column, s"$path[$i]")
+          element.append(b, items.getStruct(i, element.width), column, s"$path[$i]", dictionary)
         if (!present) b.appendNull()
         i += 1
       }
@@ -70,7 +81,8 @@ final case class DraftLevel(
       obj: InternalRow,
       residual: Variant,
       column: String,
-      path: String): Unit = {
+      path: String,
+      dictionary: Array[Byte]): Unit = {
     if (residual != null && residual.getType != VariantUtil.Type.OBJECT) {
       throw ShreddedVariantException.inRow(column, path,
         s"object is non-null but untyped_value holds a ${residual.getType.toString.toLowerCase}, " +
@@ -87,7 +99,7 @@ final case class DraftLevel(
       if (!obj.isNullAt(i)) {
         val id = b.addKey(name)
         val offset = b.getWritePos - start
-        if (level.append(b, obj.getStruct(i, level.width), column, s"$path.$name")) {
+        if (level.append(b, obj.getStruct(i, level.width), column, s"$path.$name", dictionary)) {
           entries.add(new VariantBuilder.FieldEntry(name, id, offset))
           present += name
         }
@@ -98,9 +110,9 @@ final case class DraftLevel(
       var j = 0
       while (j < residual.objectSize()) {
         val field = residual.getFieldAtIndex(j)
-        if (present.contains(field.key)) {
+        if (present.contains(field.key) || shreddedEverywhere.contains(field.key)) {
           throw ShreddedVariantException.inRow(column, path,
-            s"field '${field.key}' is both shredded and in the residual untyped_value")
+            s"field '${field.key}' is both shredded and in the residual")
         }
         val id = b.addKey(field.key)
         entries.add(new VariantBuilder.FieldEntry(field.key, id, b.getWritePos - start))
@@ -113,29 +125,42 @@ final case class DraftLevel(
 }
 
 object DraftLevel {
-  /** Compiles the shape of a (possibly pruned) draft struct type. */
+  /** Compiles the shape of a (possibly pruned) shredded struct type of either layout. */
   def of(t: DataType): DraftLevel = t match {
     case s: StructType =>
-      def ord(n: String) = DraftLayout.ordinal(s, n)
-      val typedOrd = ord(DraftLayout.Typed)
-      val objOrd = ord(DraftLayout.Object)
-      val fields = if (objOrd < 0) IndexedSeq.empty else s(objOrd).dataType match {
-        case o: StructType => o.fields.toIndexedSeq.map(f => f.name -> of(f.dataType))
+      val shape = LevelShape.of(s)
+      val objectFields = if (shape.obj < 0) IndexedSeq.empty else s(shape.obj).dataType match {
+        case o: StructType => o.fields.toIndexedSeq
         case _ => IndexedSeq.empty
       }
-      val arrOrd = ord(DraftLayout.Array)
-      val element = if (arrOrd < 0) null else s(arrOrd).dataType match {
+      val fields = objectFields.map(f => f.name -> of(f.dataType))
+      // A key that every file shreds must never be in the residual as well.
+      val everywhere = objectFields.filter(DraftLayout.isShreddedEverywhere).map(_.name).toSet
+      val element = if (shape.array < 0) null else s(shape.array).dataType match {
         case ArrayType(e, _) => of(e)
         case _ => null
       }
-      DraftLevel(s.length, ord(DraftLayout.Untyped), typedOrd,
-        if (typedOrd < 0) NullType else s(typedOrd).dataType, objOrd, fields, arrOrd, element)
-    case other => throw new IllegalArgumentException(s"not a draft level: ${other.sql}")
+      DraftLevel(s.length, DraftLayout.ordinal(s, SpecLayout.Metadata), shape.untyped,
+        shape.primitive, if (shape.primitive < 0) NullType else s(shape.primitive).dataType,
+        shape.obj, fields, everywhere, shape.array, element)
+    case other => throw new IllegalArgumentException(s"not a shredded level: ${other.sql}")
   }
 
-  /** Rebuilds the whole variant of a top-level row; null when the value is missing. */
+  /** The spec layout's dictionary of a top-level row, or null for the draft layout. */
+  def dictionary(level: DraftLevel, row: InternalRow, column: String): Array[Byte] =
+    if (level.metadata < 0) null
+    else if (row.isNullAt(level.metadata)) {
+      throw ShreddedVariantException.inRow(column, "$", "metadata is null in a non-null variant")
+    } else row.getBinary(level.metadata)
+
+  /**
+   * Rebuilds the whole variant of a top-level row. Where nothing is stored the draft layout's
+   * value is missing (null); the spec layout defines it as a variant null.
+   */
   def reconstruct(level: DraftLevel, row: InternalRow, column: String): Variant = {
     val b = new VariantBuilder(false)
-    if (level.append(b, row, column, "$")) b.result() else null
+    if (level.append(b, row, column, "$", dictionary(level, row, column))) b.result()
+    else if (level.metadata >= 0) { b.appendNull(); b.result() }
+    else null
   }
 }

@@ -4,10 +4,10 @@ import scala.collection.mutable.ListBuffer
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.variant.{ArrayExtraction, ObjectExtraction, VariantGet, VariantPathSegment}
-import org.apache.spark.sql.types.{ArrayType, DataType, StructType, VariantType}
+import org.apache.spark.sql.types.{DataType, StructType, VariantType}
 
 /**
- * Plans the read of one variant path from a draft-layout struct: walks the path through the
+ * Plans the read of one variant path from a shredded struct of either layout: walks the path through the
  * shredded schema as far as it is shredded, collecting where the value can live (see
  * [[DraftVariantGet]]). Only the leaves of those places are referenced, so schema pruning then
  * reads nothing else.
@@ -27,28 +27,24 @@ object DraftPaths {
     var i = 0
     while (complete && i < segments.length) {
       val level = cur.dataType.asInstanceOf[StructType]
+      val shape = LevelShape.of(level)
       // The step into the next level, and whether every file shreds it (then this level's
       // residual cannot hold the path: see DraftLayout.markShreddedEverywhere).
       val next: Option[(Expression, Boolean)] = segments(i) match {
-        case ObjectExtraction(key) =>
-          field(cur, level, DraftLayout.Object).flatMap { obj =>
-            val fields = obj.dataType.asInstanceOf[StructType]
-            fields.fieldNames.indexOf(key) match {
-              case -1 => None
-              case ord => Some(GetStructField(obj, ord, Some(key)) ->
-                DraftLayout.isShreddedEverywhere(fields(ord)))
-            }
+        case ObjectExtraction(key) if shape.obj >= 0 =>
+          val fields = level(shape.obj).dataType.asInstanceOf[StructType]
+          fields.fieldNames.indexOf(key) match {
+            case -1 => None
+            case ord => Some(GetStructField(part(cur, level, shape.obj), ord, Some(key)) ->
+              DraftLayout.isShreddedEverywhere(fields(ord)))
           }
-        case ArrayExtraction(index) =>
-          level.find(_.name == DraftLayout.Array).filter(_.dataType.isInstanceOf[ArrayType])
-            .map { f =>
-              GetArrayItem(field(cur, level, DraftLayout.Array).get, Literal(index),
-                failOnError = false) -> DraftLayout.isShreddedEverywhere(f)
-            }
+        case ArrayExtraction(index) if shape.array >= 0 =>
+          Some(GetArrayItem(part(cur, level, shape.array), Literal(index), failOnError = false) ->
+            DraftLayout.isShreddedEverywhere(level(shape.array)))
         case _ => None
       }
-      if (!next.exists(_._2)) {
-        field(cur, level, DraftLayout.Untyped).foreach(u => places.prepend(u -> segments.drop(i)))
+      if (!next.exists(_._2) && shape.untyped >= 0) {
+        places.prepend(part(cur, level, shape.untyped) -> segments.drop(i))
       }
       next match {
         case Some((e, _)) => cur = e; i += 1
@@ -56,8 +52,11 @@ object DraftPaths {
       }
     }
     if (complete) places.prepend(cur -> Nil)
-    val slow = DraftVariantGet(places.map(_._1).toSeq, places.map(_._2).toSeq, targetType,
-      failOnError, column, path, timeZoneId)
+    val rootType = root.dataType.asInstanceOf[StructType]
+    val dictionary = Some(DraftLayout.ordinal(rootType, SpecLayout.Metadata)).filter(_ >= 0)
+      .map(part(root, rootType, _))
+    val slow = DraftVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
+      targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined)
     typedLeaf(cur, targetType).filter(_ => complete && targetType != VariantType).map {
       case (typed, untyped) =>
         val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
@@ -66,20 +65,21 @@ object DraftPaths {
   }
 
   /**
-   * The `typed_value` and `untyped_value` leaves of a level that is a primitive `typed_value` of
-   * exactly `targetType`. There the common case is a plain column read that Spark compiles (the
-   * general read only runs for rows where the value is not there), and typed statistics can
+   * The primitive `typed_value` and residual leaves of a level whose `typed_value` is a primitive
+   * of exactly `targetType`. There the common case is a plain column read that Spark compiles
+   * (the general read only runs for rows where the value is not there), and typed statistics can
    * skip row groups ([[DraftSkipPredicates]]).
    */
   def typedLeaf(level: Expression, targetType: DataType): Option[(Expression, Option[Expression])] =
     level.dataType match {
-      case s: StructType if Seq(DraftLayout.Object, DraftLayout.Array)
-          .forall(n => DraftLayout.ordinal(s, n) < 0) =>
-        field(level, s, DraftLayout.Typed).filter(_.dataType == targetType)
-          .map(t => t -> field(level, s, DraftLayout.Untyped))
+      case s: StructType =>
+        val shape = LevelShape.of(s)
+        Some(shape).filter(sh => sh.isLeaf && sh.primitive >= 0 && s(sh.primitive).dataType == targetType)
+          .map(sh => part(level, s, sh.primitive) ->
+            Some(sh.untyped).filter(_ >= 0).map(part(level, s, _)))
       case _ => None
     }
 
-  private def field(e: Expression, s: StructType, name: String): Option[Expression] =
-    Some(DraftLayout.ordinal(s, name)).filter(_ >= 0).map(ord => GetStructField(e, ord, Some(name)))
+  private def part(e: Expression, s: StructType, ordinal: Int): Expression =
+    GetStructField(e, ordinal, Some(s(ordinal).name))
 }

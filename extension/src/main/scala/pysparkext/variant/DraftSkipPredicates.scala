@@ -59,9 +59,9 @@ object DraftSkipPredicates extends GuardedRule {
 
     private def physical(g: DraftVariantGet): Option[Physical] = {
       if (g.remainingPaths.isEmpty || g.remainingPaths.head.nonEmpty) return None
-      val level = g.children.head
+      val level = g.placeChildren.head
       if (!isStructChain(level)) return None
-      val others = g.children.tail
+      val others = g.placeChildren.tail
       if (!others.forall(isStructChain)) return None
       DraftPaths.typedLeaf(level, g.targetType).map { case (typed, own) =>
         Physical(typed, own.toSeq ++ others)

@@ -21,6 +21,9 @@ import org.apache.spark.unsafe.types.VariantVal
  *
  * Values are cast by Spark's own `VariantGet.cast`, with the original expression's error mode and
  * time zone, so results and errors match decoding the whole variant.
+ *
+ * In the spec layout residuals hold value bytes only; `withDictionary` says the last child is the
+ * column's `metadata`, which decodes them.
  */
 case class DraftVariantGet(
     children: Seq[Expression],
@@ -29,8 +32,14 @@ case class DraftVariantGet(
     failOnError: Boolean,
     column: String,
     path: String,
-    timeZoneId: Option[String] = None)
+    timeZoneId: Option[String] = None,
+    withDictionary: Boolean = false)
   extends Expression with TimeZoneAwareExpression {
+
+  private def places: Int = if (withDictionary) children.length - 1 else children.length
+
+  /** The children that are places the value can be (without the spec layout's dictionary). */
+  def placeChildren: Seq[Expression] = children.take(places)
 
   @transient private lazy val levels: IndexedSeq[DraftLevel] = children.toIndexedSeq.map { c =>
     c.dataType match {
@@ -59,13 +68,18 @@ case class DraftVariantGet(
 
   /** The answer from the children's values; generated code evaluates them and calls this. */
   def evalValues(values: Array[Any]): Any = {
+    val dictionary = if (withDictionary) values(places).asInstanceOf[Array[Byte]] else null
     var i = 0
-    while (i < children.length) {
+    while (i < places) {
       val value = values(i)
       if (value != null) {
+        if (withDictionary && dictionary == null) {
+          throw ShreddedVariantException.inRow(column, path, "metadata is null in a non-null variant")
+        }
         val variant = children(i).dataType match {
-          case BinaryType => UntypedValue.decode(value.asInstanceOf[Array[Byte]], column, path)
-          case _ => fromLevel(levels(i), value.asInstanceOf[InternalRow]) match {
+          case BinaryType =>
+            UntypedValue.decode(value.asInstanceOf[Array[Byte]], dictionary, column, path)
+          case _ => fromLevel(levels(i), value.asInstanceOf[InternalRow], dictionary) match {
             case Left(direct) => return direct
             case Right(v) => v
           }
@@ -81,7 +95,10 @@ case class DraftVariantGet(
   }
 
   /** Left: the answer read straight from `typed_value`; Right: the level's variant, or null. */
-  private def fromLevel(level: DraftLevel, row: InternalRow): Either[Any, Variant] = {
+  private def fromLevel(
+      level: DraftLevel,
+      row: InternalRow,
+      dictionary: Array[Byte]): Either[Any, Variant] = {
     val typedOnly = level.objectOrdinal < 0 && level.arrayOrdinal < 0 && level.typed >= 0 &&
       !row.isNullAt(level.typed) && (level.untyped < 0 || row.isNullAt(level.untyped))
     if (typedOnly && level.typedType == targetType) {
@@ -91,7 +108,9 @@ case class DraftVariantGet(
         targetType, castArgs))
     } else {
       val b = new VariantBuilder(false)
-      Right(if (level.append(b, row, column, path)) b.result() else null)
+      Right(if (level.append(b, row, column, path, dictionary)) b.result()
+        else if (level.metadata >= 0) { b.appendNull(); b.result() } // the spec's top-level null
+        else null)
     }
   }
 

@@ -2,34 +2,71 @@ package pysparkext.variant
 
 import java.util.concurrent.ConcurrentHashMap
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, PrimitiveType, Type}
+import org.apache.parquet.schema.LogicalTypeAnnotation.{DecimalLogicalTypeAnnotation, IntLogicalTypeAnnotation}
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, ParquetToSparkSchemaConverter}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 /**
- * Each Parquet file's own Spark schema, read from its footer. The draft layout allows a
+ * Each Parquet file's own Spark schema, read from its footer. Both variant layouts allow a
  * different shredding schema in every file, so analysis must look at all of them. Cached by
  * path, length and modification time, so a rewritten file is read again.
+ *
+ * `unsupported` lists, per top-level column, `typed_value` leaves whose Parquet type the variant
+ * spec does not allow (unsigned integers, fixed-length binaries other than decimals). Spark's
+ * type conversion would read them as some signed or binary type, silently changing the value, so
+ * the caller rejects them instead.
  */
 object FooterSchemas {
-  private val MaxEntries = 100000
-  private val cache = new ConcurrentHashMap[(String, Long, Long), StructType]()
+  final case class FileSchema(schema: StructType, unsupported: Map[String, String])
 
-  def of(status: FileStatus, conf: Configuration): StructType = {
+  private val MaxEntries = 100000
+  private val cache = new ConcurrentHashMap[(String, Long, Long), FileSchema]()
+
+  def of(status: FileStatus, conf: Configuration): FileSchema = {
     val key = (status.getPath.toString, status.getLen, status.getModificationTime)
     val hit = cache.get(key)
     if (hit != null) return hit
     val footer = ParquetFooterReader.readFooter(
       HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.SKIP_ROW_GROUPS)
-    val schema = new ParquetToSparkSchemaConverter(SQLConf.get)
-      .convert(footer.getFileMetaData.getSchema)
+    val message = footer.getFileMetaData.getSchema
+    // Variant-annotated groups are shown as their physical structs, so the caller sees how each
+    // file shreds them.
+    val sqlConf = SQLConf.get.clone()
+    sqlConf.setConfString(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, "true")
+    val schema = new ParquetToSparkSchemaConverter(sqlConf).convert(message)
+    val unsupported = message.getFields.asScala.collect {
+      case g: GroupType if !g.isPrimitive => g.getName -> badTypedLeaves(g, g.getName)
+    }.collect { case (name, bad) if bad.nonEmpty => name -> bad.mkString("; ") }.toMap
+    val result = FileSchema(schema, unsupported)
     if (cache.size > MaxEntries) cache.clear()
-    cache.put(key, schema)
-    schema
+    cache.put(key, result)
+    result
+  }
+
+  private def badTypedLeaves(t: Type, at: String): Seq[String] = t match {
+    case p: PrimitiveType if p.getName == DraftLayout.Typed => problem(p).map(w => s"$at is $w").toSeq
+    case _: PrimitiveType => Nil
+    case g: GroupType => g.getFields.asScala.toSeq.flatMap(f => badTypedLeaves(f, s"$at.${f.getName}"))
+  }
+
+  private def problem(p: PrimitiveType): Option[String] = {
+    val annotation: LogicalTypeAnnotation = p.getLogicalTypeAnnotation
+    (p.getPrimitiveTypeName, annotation) match {
+      case (_, i: IntLogicalTypeAnnotation) if !i.isSigned => Some(s"an unsigned ${i.getBitWidth}-bit integer")
+      case (PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, _: DecimalLogicalTypeAnnotation) => None
+      case (PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, _) =>
+        Some(s"a fixed_len_byte_array(${p.getTypeLength}) without a decimal annotation")
+      case _ => None
+    }
   }
 }

@@ -7,12 +7,13 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Nam
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.types.{StructField, StructType, VariantType}
+import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
 
 /**
- * Presents draft-layout shredded variant columns of Parquet relations as VARIANT.
+ * Presents shredded variant columns of Parquet relations, in the seed's draft layout or the
+ * Parquet spec layout, as VARIANT over their physical structs.
  *
  * A column qualifies when the table declares it VARIANT and its files hold the draft layout, or,
  * for a path read without a catalog table, when the inferred struct has the layout's shape
@@ -25,7 +26,9 @@ import pysparkext.{ExtConf, GuardedRule}
  *
  * Safe because reconstruction is the seed's algorithm over the file's own data, and a file whose
  * layout is wrong fails with an error naming it rather than being read as something else.
- * Files with Spark's own encoding (`value`/`metadata`, shredded or not) stay with Spark's reader.
+ * Spec-layout files (Spark's encoding, `metadata`/`value`/`typed_value`) are taken over only when
+ * some file of the relation shreds the column; the scan then reads variant groups as structs
+ * ([[VariantGroupsAsStructsParquetFormat]]). Unshredded tables stay with Spark's reader.
  */
 class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
   override protected def featureConf: String = ExtConf.DraftVariant
@@ -47,34 +50,62 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       case f if inferred && !DraftLayout.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
     }.filterNot(n => fs.partitionSchema.fieldNames.contains(n))
 
-  /** Per file, per candidate column: the validated draft type, or None (absent / Spark's own). */
+  /**
+   * Per file, per candidate column: how the file stores it. Spark's encoding is read by us as the
+   * spec layout's struct when any file of the relation shreds in the spec layout (switch:
+   * [[ExtConf.SpecVariant]]); the scan then reads every variant group as a struct, so all of them
+   * must be. Otherwise Spark's reader keeps it.
+   */
   private def layouts(
       fs: HadoopFsRelation,
       columns: Seq[String],
-      table: Option[String]): Seq[(FileStatus, Seq[Option[StructType]])] = {
+      table: Option[String]): Seq[(FileStatus, Seq[Stored])] = {
     val conf = session.sessionState.newHadoopConfWithOptions(fs.options)
     val files = fs.location.listFiles(Nil, Nil).flatMap(_.files).map(_.fileStatus)
-    files.map { status =>
-      val schema = FooterSchemas.of(status, conf)
+    val schemas = files.map(status => status -> FooterSchemas.of(status, conf))
+    def stored(schema: FooterSchemas.FileSchema, c: String): Option[DataType] =
+      schema.schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType)
+    val specShredded = ExtConf.bool(ExtConf.SpecVariant, default = true) &&
+      !fs.dataSchema.exists(f => f.dataType != VariantType && nestsVariant(f.dataType)) &&
+      schemas.exists { case (_, schema) =>
+        columns.exists(c => fs.dataSchema(c).dataType == VariantType &&
+          stored(schema, c).exists(SpecLayout.isShredded))
+      }
+    schemas.map { case (status, schema) =>
       val file = status.getPath.toString
       status -> columns.map { c =>
         val label = table.map(t => s"$t.$c").getOrElse(c)
-        schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType) match {
+        def supported(t: StructType): Shredded = {
+          schema.unsupported.find(_._1.equalsIgnoreCase(c)).foreach { case (_, what) =>
+            throw new ShreddedVariantException(file, label, "", s"typed_value $what, which the " +
+              "variant shredding spec does not allow")
+          }
+          Shredded(t)
+        }
+        stored(schema, c) match {
           case Some(t) if DraftLayout.isSparkVariant(t) =>
             if (fs.dataSchema(c).dataType != VariantType) {
               throw new ShreddedVariantException(file, label, "", "this file stores the column " +
                 "in Spark's variant encoding (value/metadata) while other files use the draft " +
                 "shredded layout; declare the column VARIANT to read both")
             }
-            None
+            if (specShredded) supported(SpecLayout.validate(t, file, label)) else ReadBySpark
           case Some(t: StructType) if DraftLayout.looksDraft(t) || fs.dataSchema(c).dataType == VariantType =>
-            Some(DraftLayout.validate(t, file, label))
+            supported(DraftLayout.validate(t, file, label))
           case Some(t) => throw new ShreddedVariantException(file, label, "",
             s"the column is ${t.sql} in this file, which is not a variant layout")
-          case None => None
+          case None => Absent
         }
       }
     }
+  }
+
+  private def nestsVariant(t: DataType): Boolean = t match {
+    case VariantType => true
+    case s: StructType => s.exists(f => nestsVariant(f.dataType))
+    case a: org.apache.spark.sql.types.ArrayType => nestsVariant(a.elementType)
+    case m: org.apache.spark.sql.types.MapType => nestsVariant(m.keyType) || nestsVariant(m.valueType)
+    case _ => false
   }
 
   private def resolve(
@@ -83,20 +114,23 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       columns: Seq[String],
       table: Option[String]): LogicalPlan = {
     val found = layouts(fs, columns, table)
-    if (found.forall(_._2.forall(_.isEmpty))) return r
+    if (!found.exists(_._2.exists(_.isInstanceOf[Shredded]))) return r
     // An inferred draft column absent from some file is read there as its inferred (all-null)
     // struct, so every branch presents the column the same way.
-    val inferred = columns.map { c =>
+    val inferred: Seq[Stored] = columns.map { c =>
       fs.dataSchema(c).dataType match {
-        case VariantType => None
-        case t => Some(DraftLayout.validate(t, "<inferred schema>", c))
+        case VariantType => Absent
+        case t => Shredded(DraftLayout.validate(t, "<inferred schema>", c))
       }
     }
     val perFile = found.map { case (status, types) =>
-      status -> types.zip(inferred).map { case (t, inf) => t.orElse(inf) }
+      status -> types.zip(inferred).map {
+        case (Absent, inf) => inf
+        case (t, _) => t
+      }
     }
-    // Group files greedily by mergeable draft types; most tables end up with one group.
-    val groups = scala.collection.mutable.ArrayBuffer.empty[(Seq[Option[StructType]], Seq[FileStatus])]
+    // Group files greedily by mergeable layouts; most tables end up with one group.
+    val groups = scala.collection.mutable.ArrayBuffer.empty[(Seq[Stored], Seq[FileStatus])]
     perFile.foreach { case (status, types) =>
       val at = groups.indexWhere { case (merged, _) => mergeAll(merged, types).isDefined }
       if (at < 0) groups += (types -> Seq(status))
@@ -104,8 +138,14 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
     }
     val fileTypes = perFile.map { case (status, types) => status.getPath -> types }.toMap
     val marked = groups.toSeq.map { case (merged, files) =>
-      merged.zipWithIndex.map { case (m, c) =>
-        m.map(DraftLayout.markShreddedEverywhere(_, files.flatMap(f => fileTypes(f.getPath)(c))))
+      merged.zipWithIndex.map {
+        case (Shredded(m), c) =>
+          val having = files.flatMap(f => fileTypes(f.getPath)(c) match {
+            case Shredded(t) => Some(t)
+            case _ => None
+          })
+          Some(DraftLayout.markShreddedEverywhere(m, having))
+        case _ => None
       } -> files
     }
     val branches = marked.zipWithIndex.map { case ((types, files), g) =>
@@ -115,11 +155,20 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
     if (branches.length == 1) branches.head else Union(branches)
   }
 
-  private def mergeAll(a: Seq[Option[StructType]], b: Seq[Option[StructType]])
-      : Option[Seq[Option[StructType]]] = {
-    val merged = a.zip(b).map {
-      case (Some(x), Some(y)) => DraftLayout.merge(x, y).map(t => Some(t.asInstanceOf[StructType]))
-      case (x, y) => Some(x.orElse(y))
+  /** How one file stores one variant column. */
+  private sealed trait Stored
+  private case object Absent extends Stored
+  private case object ReadBySpark extends Stored
+  private case class Shredded(t: StructType) extends Stored
+
+  private def mergeAll(a: Seq[Stored], b: Seq[Stored]): Option[Seq[Stored]] = {
+    val merged: Seq[Option[Stored]] = a.zip(b).map {
+      case (Shredded(x), Shredded(y)) =>
+        DraftLayout.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
+      case (Absent, y) => Some(y)
+      case (x, Absent) => Some(x)
+      case (ReadBySpark, ReadBySpark) => Some(ReadBySpark)
+      case _ => None
     }
     if (merged.forall(_.isDefined)) Some(merged.map(_.get)) else None
   }
@@ -145,7 +194,10 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
         if (fs.partitionSchema.isEmpty) None else Some(fs.partitionSchema),
         FileStatusCache.getOrCreate(session), None, None)
     }.getOrElse(fs.location)
-    val relation = fs.copy(location = location, dataSchema = dataSchema,
+    val format = if (draft.values.flatten.exists(SpecLayout.isSpec)) {
+      new VariantGroupsAsStructsParquetFormat
+    } else fs.fileFormat
+    val relation = fs.copy(location = location, dataSchema = dataSchema, fileFormat = format,
       bucketSpec = if (files.isEmpty) fs.bucketSpec else None)(session)
     val output = r.output.map { a =>
       draftType(a.name).map(t => AttributeReference(a.name, t, nullable = true,

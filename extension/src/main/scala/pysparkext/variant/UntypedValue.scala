@@ -3,13 +3,29 @@ package pysparkext.variant
 import org.apache.spark.types.variant.{Variant, VariantUtil}
 
 /**
- * The draft layout's `untyped_value`: one binary holding a variant's metadata immediately followed
- * by its value. The metadata's own header says where it ends (header, dictionary size, offsets,
- * then as many string bytes as the last offset says).
+ * A level's residual binary. In the draft layout (`untyped_value`) it holds a variant's metadata
+ * immediately followed by its value; the metadata's own header says where it ends (header,
+ * dictionary size, offsets, then as many string bytes as the last offset says). In the spec
+ * layout (`value`) it holds the value only, and the metadata is the column's shared dictionary.
  */
 object UntypedValue {
-  /** Splits and validates; a truncated or corrupt binary is a [[ShreddedVariantException]]. */
-  def decode(bytes: Array[Byte], column: String, path: String): Variant = {
+  /**
+   * The residual as a variant, validated: a truncated or corrupt binary is a
+   * [[ShreddedVariantException]]. `dictionary` is the spec layout's metadata, null for the draft.
+   */
+  def decode(bytes: Array[Byte], dictionary: Array[Byte], column: String, path: String): Variant =
+    if (dictionary == null) split(bytes, column, path) else {
+      val valid =
+        try VariantUtil.isValidVariant(bytes, dictionary) catch { case _: Exception => false }
+      if (!valid) {
+        throw ShreddedVariantException.inRow(column, path, "value is not a valid variant binary " +
+          s"with the column's metadata (${bytes.length} value bytes, ${dictionary.length} " +
+          "metadata bytes)")
+      }
+      new Variant(bytes, dictionary)
+    }
+
+  private def split(bytes: Array[Byte], column: String, path: String): Variant = {
     def corrupt(why: String) = ShreddedVariantException.inRow(column, path,
       s"untyped_value is not a valid variant binary ($why, ${bytes.length} bytes)")
     if (bytes.length < 3) throw corrupt("too short")
