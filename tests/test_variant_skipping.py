@@ -1,6 +1,8 @@
-"""Row-group skipping for filters on shredded (draft-layout) variant paths.
+"""Row-group skipping for filters on shredded variant paths, in both layouts.
 
-Files are sorted by ``id`` with 100-row row groups. Each filter must return the rows of the
+The draft layout is written by our writer, the spec layout by Spark 4.3's own shredding writer
+(``spark.sql.variant.writeShredding.enabled`` with a forced schema). Files are sorted by ``id``
+with 100-row row groups. Each filter must return the rows of the
 unshredded ground truth, and read only the row groups the seed's rule allows: a group is skipped
 only when its typed statistics rule the filter out and every untyped column that can hold the
 path is all null there. Row groups are checked twice: on statistics (``row_groups_read``) and at
@@ -35,10 +37,21 @@ def _events(spark: SparkSession, odd: dict[int, str] | None = None, residual: bo
         .selectExpr("rid", "parse_json(j) AS v")
 
 
-def _write(spark: SparkSession, df, path: str) -> None:
-    """Shred with our writer, then lay out fixed-size row groups with pyarrow."""
-    table = pyspark_ext.shred(df, "v", SCHEMA).orderBy("rid").toArrow()
-    pq.write_table(table, path, row_group_size=GROUP)
+SPEC_SCHEMA = "struct<id: bigint, name: string, score: double, user: struct<tier: string>>"
+LAYOUTS = ["draft", "spec"]
+
+
+def _write(spark: SparkSession, df, path: str, layout: str) -> None:
+    if layout == "draft":
+        # Shred with our writer, then lay out fixed-size row groups with pyarrow.
+        table = pyspark_ext.shred(df, "v", SCHEMA).orderBy("rid").toArrow()
+        pq.write_table(table, path, row_group_size=GROUP)
+        return
+    with confs(spark, {"spark.sql.variant.writeShredding.enabled": "true",
+                       "spark.sql.variant.forceShreddingSchemaForTest": SPEC_SCHEMA}):
+        df.orderBy("rid").coalesce(1).write.mode("overwrite") \
+            .option("parquet.block.row.count.limit", GROUP) \
+            .option("parquet.page.row.count.limit", GROUP).parquet(path)
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +66,12 @@ def tables(spark: SparkSession, tmp_path_factory):
         "partial": _events(spark, residual=True),
     }
     for name, df in cases.items():
-        _write(spark, df, str(base / f"{name}.parquet"))
-        spark.read.schema("rid BIGINT, v VARIANT").parquet(str(base / f"{name}.parquet")) \
-            .createOrReplaceTempView(f"skip_{name}")
         df.createOrReplaceTempView(f"truth_{name}")
+        for layout in LAYOUTS:
+            path = str(base / f"{layout}_{name}.parquet")
+            _write(spark, df, path, layout)
+            spark.read.schema("rid BIGINT, v VARIANT").parquet(path) \
+                .createOrReplaceTempView(f"skip_{layout}_{name}")
     return base
 
 
@@ -86,9 +101,11 @@ def _scan(spark: SparkSession, sql: str) -> tuple[list, dict]:
     return rows, scans[0]
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("where,groups", FILTERS)
-def test_skips_row_groups_on_clean_data(spark: SparkSession, tables, where: str, groups: int) -> None:
-    rows, scan = _scan(spark, f"SELECT rid FROM skip_clean WHERE {where}")
+def test_skips_row_groups_on_clean_data(spark: SparkSession, tables, where: str, groups: int,
+                                        layout: str) -> None:
+    rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_clean WHERE {where}")
     truth = sorted(map(repr, spark.sql(f"SELECT rid FROM truth_clean WHERE {where}").collect()))
     assert rows == truth
     assert scan["row_groups"] == ROWS // GROUP
@@ -96,50 +113,58 @@ def test_skips_row_groups_on_clean_data(spark: SparkSession, tables, where: str,
     assert scan["rows_output"] == groups * GROUP
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("where,groups", FILTERS)
 def test_skipping_switch_changes_nothing_but_reads(spark: SparkSession, tables, where: str,
-                                                  groups: int) -> None:
+                                                  groups: int, layout: str) -> None:
     with confs(spark, {"spark.pyspark_ext.variant.skipping.enabled": "false"}):
-        rows, scan = _scan(spark, f"SELECT rid FROM skip_clean WHERE {where}")
+        rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_clean WHERE {where}")
     assert rows == sorted(map(repr, spark.sql(f"SELECT rid FROM truth_clean WHERE {where}").collect()))
     assert scan["rows_output"] == ROWS
 
 
-def test_untyped_value_in_a_row_group_makes_it_read(spark: SparkSession, tables) -> None:
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_untyped_value_in_a_row_group_makes_it_read(spark: SparkSession, tables, layout: str) -> None:
     # id 1234 is a string in row group 12; an equality on 555 still reads just its own group,
     # and a filter that the string row satisfies finds it.
-    _, scan = _scan(spark, "SELECT rid FROM skip_odd WHERE v:id::bigint = 555")
+    _, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_odd WHERE v:id::bigint = 555")
     assert scan["row_groups_read"] == 2  # 555's group, and group 12 whose untyped column is non-null
-    rows, scan = _scan(spark, "SELECT rid FROM skip_odd WHERE v:id::bigint = 1234")
+    rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_odd WHERE v:id::bigint = 1234")
     assert rows == ["Row(rid=1234)"]
     assert scan["row_groups_read"] == 1
 
 
-def test_partial_objects_do_not_block_skipping(spark: SparkSession, tables) -> None:
-    rows, scan = _scan(spark, "SELECT rid FROM skip_partial WHERE v:id::bigint = 777")
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_partial_objects_do_not_block_skipping(spark: SparkSession, tables, layout: str) -> None:
+    rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_partial WHERE v:id::bigint = 777")
     assert rows == ["Row(rid=777)"]
     assert scan["row_groups_read"] == 1
     assert scan["rows_output"] == GROUP
 
 
-def test_negation_is_not_pushed(spark: SparkSession, tables) -> None:
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_negation_is_not_pushed(spark: SparkSession, tables, layout: str) -> None:
     # Spark itself turns NOT (x < c) into x >= c; a NOT that remains is never pushed.
-    rows, scan = _scan(spark, "SELECT rid FROM skip_clean WHERE NOT startswith(v:name::string, 'n00')")
+    rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_clean WHERE NOT startswith(v:name::string, 'n00')")
     assert len(rows) == ROWS - 1000
     assert scan["row_groups_read"] == ROWS // GROUP
 
 
-def test_cast_to_another_type_is_not_pushed(spark: SparkSession, tables) -> None:
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_cast_to_another_type_is_not_pushed(spark: SparkSession, tables, layout: str) -> None:
     # variant_get as string compares strings: '555' < '6' is not what typed statistics say.
-    rows, scan = _scan(spark, "SELECT rid FROM skip_clean WHERE v:id::string < '6'")
+    rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_clean WHERE v:id::string < '6'")
     truth = spark.sql("SELECT rid FROM truth_clean WHERE v:id::string < '6'").collect()
     assert rows == sorted(map(repr, truth))
     assert scan["row_groups_read"] == ROWS // GROUP
 
 
-def test_explain_shows_the_skip_predicate(spark: SparkSession, tables) -> None:
-    df = spark.sql("SELECT rid FROM skip_clean WHERE v:id::bigint = 555")
+@pytest.mark.parametrize("layout,leaf", [("draft", "v.object.id.typed_value"),
+                                         ("spec", "v.typed_value.id.typed_value")])
+def test_explain_shows_the_skip_predicate(spark: SparkSession, tables, layout: str,
+                                          leaf: str) -> None:
+    df = spark.sql(f"SELECT rid FROM skip_{layout}_clean WHERE v:id::bigint = 555")
     plan = df._jdf.queryExecution().executedPlan().toString()
-    assert "PushedFilters" in plan and "v.object.id.typed_value" in plan
+    assert "PushedFilters" in plan and leaf in plan
     text = pyspark_ext.format_report(pyspark_ext.explain_read_schema(df))
     assert "row groups  : 1 read, 19 skipped of 20" in text

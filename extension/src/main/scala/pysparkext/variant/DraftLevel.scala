@@ -22,7 +22,8 @@ final case class DraftLevel(
     fields: IndexedSeq[(String, DraftLevel)],
     shreddedEverywhere: Set[String],
     arrayOrdinal: Int,
-    element: DraftLevel) {
+    element: DraftLevel,
+    spec: Boolean) {
 
   /**
    * Appends this level's value to `b`, by the seed's ConstructVariant. Returns false when the
@@ -66,7 +67,7 @@ final case class DraftLevel(
         throw ShreddedVariantException.inRow(column, path,
           "both typed_value and untyped_value are non-null; at most one may be")
       }
-      TypedValue.append(b, typedType, row.get(typed, typedType))
+      TypedValue.append(b, typedType, row.get(typed, typedType), keepScale = spec)
       true
     } else if (untypedValue != null) {
       b.appendVariant(untypedValue)
@@ -125,24 +126,27 @@ final case class DraftLevel(
 }
 
 object DraftLevel {
-  /** Compiles the shape of a (possibly pruned) shredded struct type of either layout. */
-  def of(t: DataType): DraftLevel = t match {
+  /**
+   * Compiles the shape of a (possibly pruned) shredded struct type; `spec` says which layout
+   * (a pruned level alone cannot always tell).
+   */
+  def of(t: DataType, spec: Boolean): DraftLevel = t match {
     case s: StructType =>
       val shape = LevelShape.of(s)
       val objectFields = if (shape.obj < 0) IndexedSeq.empty else s(shape.obj).dataType match {
         case o: StructType => o.fields.toIndexedSeq
         case _ => IndexedSeq.empty
       }
-      val fields = objectFields.map(f => f.name -> of(f.dataType))
+      val fields = objectFields.map(f => f.name -> of(f.dataType, spec))
       // A key that every file shreds must never be in the residual as well.
       val everywhere = objectFields.filter(DraftLayout.isShreddedEverywhere).map(_.name).toSet
       val element = if (shape.array < 0) null else s(shape.array).dataType match {
-        case ArrayType(e, _) => of(e)
+        case ArrayType(e, _) => of(e, spec)
         case _ => null
       }
       DraftLevel(s.length, DraftLayout.ordinal(s, SpecLayout.Metadata), shape.untyped,
         shape.primitive, if (shape.primitive < 0) NullType else s(shape.primitive).dataType,
-        shape.obj, fields, everywhere, shape.array, element)
+        shape.obj, fields, everywhere, shape.array, element, spec)
     case other => throw new IllegalArgumentException(s"not a shredded level: ${other.sql}")
   }
 

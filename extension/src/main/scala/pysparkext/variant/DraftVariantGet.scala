@@ -43,7 +43,7 @@ case class DraftVariantGet(
 
   @transient private lazy val levels: IndexedSeq[DraftLevel] = children.toIndexedSeq.map { c =>
     c.dataType match {
-      case s: StructType => DraftLevel.of(s)
+      case s: StructType => DraftLevel.of(s, spec = withDictionary)
       case _ => null
     }
   }
@@ -104,7 +104,8 @@ case class DraftVariantGet(
     if (typedOnly && level.typedType == targetType) {
       Left(row.get(level.typed, targetType))
     } else if (typedOnly && targetType != VariantType) {
-      Left(VariantGet.cast(TypedValue.toVariant(level.typedType, row.get(level.typed, level.typedType)),
+      Left(VariantGet.cast(TypedValue.toVariant(level.typedType, row.get(level.typed, level.typedType),
+        keepScale = withDictionary),
         targetType, castArgs))
     } else {
       val b = new VariantBuilder(false)

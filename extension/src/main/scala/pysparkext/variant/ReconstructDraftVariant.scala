@@ -15,7 +15,8 @@ import org.apache.spark.unsafe.types.VariantVal
 case class ReconstructDraftVariant(child: Expression, column: String)
   extends UnaryExpression {
 
-  @transient private lazy val level = DraftLevel.of(child.dataType)
+  @transient private lazy val level =
+    DraftLevel.of(child.dataType, spec = SpecLayout.isSpec(child.dataType))
 
   override def dataType: DataType = VariantType
   override def nullable: Boolean = true

@@ -4,7 +4,7 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
@@ -36,11 +36,16 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
     val infer = ExtConf.bool(ExtConf.InferDraftLayout, default = true)
-    plan.resolveOperatorsUp {
-      case r @ LogicalRelation(fs: HadoopFsRelation, _, table, false, _)
-          if fs.fileFormat.isInstanceOf[ParquetFileFormat] =>
-        val columns = candidates(fs, infer && table.isEmpty)
-        if (columns.isEmpty) r else resolve(r, fs, columns, table.map(_.identifier.unquotedString))
+    // Not resolveOperators: Spark caches a catalog table's relation, already marked analyzed,
+    // and hands the same node to later queries, which must still be rewritten (a relation once
+    // rewritten has no VARIANT candidates left, so the rule never applies twice).
+    AnalysisHelper.allowInvokingTransformsInAnalyzer {
+      plan.transformUp {
+        case r @ LogicalRelation(fs: HadoopFsRelation, _, table, false, _)
+            if fs.fileFormat.isInstanceOf[ParquetFileFormat] =>
+          val columns = candidates(fs, infer && table.isEmpty)
+          if (columns.isEmpty) r else resolve(r, fs, columns, table.map(_.identifier.unquotedString))
+      }
     }
   }
 

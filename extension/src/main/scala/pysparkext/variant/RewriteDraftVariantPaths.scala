@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.optimizer.{CollapseProject, ColumnPruning, RemoveNoopOperators}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Generate, GlobalLimit, Join, LocalLimit, LogicalPlan, Project, Repartition, RepartitionByExpression, Sort, SubqueryAlias, Union, Window}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.VariantType
 import org.apache.spark.unsafe.types.UTF8String
@@ -36,7 +36,7 @@ object RewriteDraftVariantPaths extends GuardedRule {
       return plan
     }
     val inlined = plan.transformAllExpressions(inline)
-    val carried = carry(inlined)
+    val carried = restoreOutputs(inlined, carry(inlined))
     if (carried eq inlined) return inlined
     val narrowed = if (carried.output == plan.output) carried else Project(plan.output, carried)
     cleanUp(narrowed, rounds = 4).transformAllExpressions(inline)
@@ -73,6 +73,33 @@ object RewriteDraftVariantPaths extends GuardedRule {
   private val inline = pathReads {
     case ReconstructDraftVariant(s, col) => Some(s -> col)
     case _ => None
+  }
+
+  /**
+   * Operators that read their child's columns by reference, so an extra column from below is
+   * harmless. Any other operator (a write command, a set operation) sees its child exactly as
+   * before: carrying only adds columns to Project lists and never changes the tree's shape, so
+   * the original child's output says what to restore.
+   */
+  private def readsByReference(p: LogicalPlan): Boolean = p match {
+    case _: Project | _: Filter | _: Join | _: Window | _: Generate | _: Sort | _: GlobalLimit |
+         _: LocalLimit | _: Aggregate | _: SubqueryAlias | _: Repartition |
+         _: RepartitionByExpression => true
+    case _ => false
+  }
+
+  private def restoreOutputs(original: LogicalPlan, rewritten: LogicalPlan): LogicalPlan = {
+    if (original.children.length != rewritten.children.length) return rewritten
+    val children = original.children.zip(rewritten.children).map { case (o, r) =>
+      val restored = restoreOutputs(o, r)
+      if (readsByReference(rewritten) || restored.output.map(_.exprId) == o.output.map(_.exprId)) {
+        restored
+      } else {
+        Project(o.output, restored)
+      }
+    }
+    if (children.zip(rewritten.children).forall { case (a, b) => a eq b }) rewritten
+    else rewritten.withNewChildren(children)
   }
 
   private def carry(plan: LogicalPlan): LogicalPlan = {

@@ -19,8 +19,11 @@ object TypedValue {
     case _ => false
   }
 
-  /** Appends a non-null typed value to a builder as the variant it stands for. */
-  def append(b: VariantBuilder, t: DataType, v: Any): Unit = t match {
+  /**
+   * Appends a non-null typed value to a builder as the variant it stands for. `keepScale` keeps
+   * a decimal at its column's scale, as the spec layout (and Spark's reader) define it.
+   */
+  def append(b: VariantBuilder, t: DataType, v: Any, keepScale: Boolean): Unit = t match {
     case BooleanType => b.appendBoolean(v.asInstanceOf[Boolean])
     case ByteType => b.appendLong(v.asInstanceOf[Byte].toLong)
     case ShortType => b.appendLong(v.asInstanceOf[Short].toLong)
@@ -28,8 +31,9 @@ object TypedValue {
     case LongType => b.appendLong(v.asInstanceOf[Long])
     case FloatType => b.appendFloat(v.asInstanceOf[Float])
     case DoubleType => b.appendDouble(v.asInstanceOf[Double])
-    // A number column does not record the written value's scale, so the value comes back in its
-    // shortest exact form, which is also how parse_json writes decimals.
+    // In the draft layout a number column does not record the written value's scale, so the value
+    // comes back in its shortest exact form, which is also how parse_json writes decimals.
+    case _: DecimalType if keepScale => b.appendDecimal(v.asInstanceOf[Decimal].toJavaBigDecimal)
     case _: DecimalType => b.appendDecimal(normalise(v.asInstanceOf[Decimal].toJavaBigDecimal))
     case DateType => b.appendDate(v.asInstanceOf[Int])
     case TimestampType => b.appendTimestamp(v.asInstanceOf[Long])
@@ -44,9 +48,9 @@ object TypedValue {
     if (s.scale < 0) s.setScale(0) else s
   }
 
-  def toVariant(t: DataType, v: Any): Variant = {
+  def toVariant(t: DataType, v: Any, keepScale: Boolean): Variant = {
     val b = new VariantBuilder(false)
-    append(b, t, v)
+    append(b, t, v, keepScale)
     b.result()
   }
 
