@@ -1,4 +1,4 @@
-"""``python -m benchmarks run [--suite quick|nested|variant|path-limit|overhead|full] [--scale ROWS] [--out DIR]``."""
+"""``python -m benchmarks run [--suite quick|nested|variant|path-limit|spec|overhead|full] [--scale ROWS] [--out DIR]``."""
 from __future__ import annotations
 
 import argparse
@@ -61,6 +61,15 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
                 print(f"[path-limit/{kind}] {name}", flush=True)
                 variant.append(run_variant_query(spark, metrics, kind, name, q, repeat or 11,
                                                  configs=["draft_ext", "flat"]))
+    if suite == "spec":
+        # Spark's own shredded files, stock Spark 4.3 against the extension and the flat table.
+        variant_rows = scale or VARIANT_SUITES["variant"][0]
+        for kind in ("sorted", "unsorted"):
+            variant_data.register(spark, variant_data.variant_events(spark, variant_rows, kind == "sorted"))
+            for name, q in variant_queries.queries(variant_rows).items():
+                print(f"[spec/{kind}] {name}", flush=True)
+                variant.append(run_variant_query(spark, metrics, kind, name, q, repeat or 5,
+                                                 configs=["spec_stock", "spec_ext", "flat"]))
     if suite in VARIANT_SUITES:
         variant_rows, kinds = VARIANT_SUITES[suite]
         variant_rows = scale if (scale and suite == "variant") else variant_rows
@@ -75,7 +84,7 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
         writers = time_writers(spark, sample["variant"], str(out / "_writes"), variant_data.SHREDDING,
                                repeat=1 if suite == "quick" else 2)
         writers["rows"] = min(variant_rows, 1_000_000)
-    if suite not in ("overhead", "variant", "path-limit"):
+    if suite not in ("overhead", "variant", "path-limit", "spec"):
         path = datasets.nested_events(spark, rows, payload_width=width)
         spark.read.parquet(path).createOrReplaceTempView("events")
         for name, sql in NESTED_QUERIES.items():
@@ -90,7 +99,7 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
                 print(f"[scaling] {n:,} rows: {q}", flush=True)
                 r = run_query(spark, metrics, "scaling", q, NESTED_QUERIES[q], max(1, reps - 1))
                 scaling.append({"rows": n, "query": q, "seconds": r.seconds})
-    if suite not in ("variant", "path-limit"):
+    if suite not in ("variant", "path-limit", "spec"):
         print("[overhead]", flush=True)
         overhead = run_overhead(spark)
     meta = {"command": "python -m " + " ".join(["benchmarks", *sys.argv[1:]]),
@@ -106,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--suite", default="quick", choices=[*SUITES, "variant", "path-limit", "overhead"])
+    r.add_argument("--suite", default="quick", choices=[*SUITES, "variant", "path-limit", "spec", "overhead"])
     r.add_argument("--scale", type=int, default=None, help="rows of the nested event log")
     r.add_argument("--repeat", type=int, default=None, help="timed runs per query and mode")
     r.add_argument("--out", default=None, help="output directory (default benchmarks/out/<suite>)")

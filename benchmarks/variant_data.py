@@ -93,10 +93,17 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
     return paths
 
 
+#: What a query names for each view. The spec layout is named by its files, not a temp view: a
+#: temp view keeps the plan analyzed when it was made, so "extension off" would not be stock
+#: Spark for it (the extension takes the spec layout over at analysis).
+SOURCES: dict[str, str] = {}
+
+
 def register(spark: SparkSession, paths: dict[str, str]) -> None:
-    """Views ``v_json``, ``v_variant``, ``v_draft`` and ``v_spec`` (one VARIANT column ``v``),
-    and ``flat``."""
+    """Views ``v_json``, ``v_variant`` and ``v_draft`` (one VARIANT column ``v``), ``flat``, and
+    ``SOURCES['v_spec']``."""
     spark.read.parquet(paths["json"]).selectExpr("parse_json(j) AS v").createOrReplaceTempView("v_json")
-    for form in ("variant", "draft", "spec"):
+    for form in ("variant", "draft"):
         spark.read.schema("v VARIANT").parquet(paths[form]).createOrReplaceTempView(f"v_{form}")
+    SOURCES["v_spec"] = f"parquet.`{paths['spec']}`"
     spark.read.parquet(paths["flat"]).createOrReplaceTempView("flat")

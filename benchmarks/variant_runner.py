@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 from .metrics import InputBytes
 from .alternating import alternate
+from .variant_data import SOURCES
 from .variant_queries import VariantQuery
 
 # name: (view, extension on?)
@@ -51,7 +52,7 @@ class VariantResult:
 
 def _sql(q: VariantQuery, config: str) -> str:
     view, _ = CONFIGS[config]
-    return q.flat if view == "flat" else q.variant.format(t=view)
+    return q.flat if view == "flat" else q.variant.format(t=SOURCES.get(view, view))
 
 
 def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, name: str,

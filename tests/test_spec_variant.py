@@ -157,3 +157,13 @@ def test_catalog_table_over_spec_files(spark: SparkSession, spec) -> None:
         assert "kind" in schema and "items" not in schema
     finally:
         spark.sql("DROP TABLE spec_events")
+
+
+def test_typed_value_of_another_type_is_cast_directly(spark: SparkSession, spec) -> None:
+    # user.id is shredded as int; reading it as bigint casts the column (Spark's variant cast is a
+    # TRY cast of the value) and only rows without a typed value take the general read.
+    q = f"SELECT variant_get(v, '$.user.id', 'bigint') FROM {spec['spec_one']}"
+    plan = spark.sql(q)._jdf.queryExecution().optimizedPlan().toString()
+    assert "try_cast" in plan.lower() or "cast(cast(" in plan.lower(), plan
+    stock, ext = stock_and_ext(spark, q)
+    assert ext == stock

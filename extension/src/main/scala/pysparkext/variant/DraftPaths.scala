@@ -4,7 +4,7 @@ import scala.collection.mutable.ListBuffer
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.variant.{ArrayExtraction, ObjectExtraction, VariantGet, VariantPathSegment}
-import org.apache.spark.sql.types.{DataType, StructType, VariantType}
+import org.apache.spark.sql.types._
 
 /**
  * Plans the read of one variant path from a shredded struct of either layout: walks the path through the
@@ -57,12 +57,51 @@ object DraftPaths {
       .map(part(root, rootType, _))
     val slow = DraftVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
       targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined)
-    typedLeaf(cur, targetType).filter(_ => complete && targetType != VariantType).map {
-      case (typed, untyped) =>
-        val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
-        If(cond, typed, slow)
+    val leaf = if (complete && targetType != VariantType) typedLeafOfAnyType(cur) else None
+    leaf.flatMap { case (typed, untyped) =>
+      val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
+      if (typed.dataType == targetType) Some(If(cond, typed, slow))
+      else castOfTyped(typed, targetType, timeZoneId).map { cast =>
+        // A null cast of a non-null value is a failed cast: the general read raises its error.
+        If(cond, if (failOnError) Coalesce(Seq(cast, slow)) else cast, slow)
+      }
     }.getOrElse(slow)
   }
+
+  /**
+   * `VariantGet.cast` of a non-null typed value, as a plain Spark cast where that is the same
+   * thing. Spark's variant cast turns the value into a literal of the variant's type (every
+   * integer a bigint; a decimal at its own precision and scale) and applies `Cast` in TRY mode,
+   * except for numbers to timestamps. So an integer column widened to bigint and cast in TRY mode
+   * gives the same result; a decimal does too except to strings (the text keeps the column's
+   * scale) and timestamps. Other types cast as themselves.
+   */
+  private def castOfTyped(typed: Expression, to: DataType, tz: Option[String]): Option[Expression] = {
+    val input = typed.dataType match {
+      case ByteType | ShortType | IntegerType => Cast(typed, LongType)
+      case _ => typed
+    }
+    val excluded = to match {
+      case TimestampType => input.dataType == LongType || input.dataType.isInstanceOf[DecimalType]
+      case _: StringType => input.dataType.isInstanceOf[DecimalType]
+      case _ => false
+    }
+    val scalar = to match {
+      case _: StructType | _: ArrayType | _: MapType | VariantType => false
+      case _ => true
+    }
+    if (excluded || !scalar || !Cast.canAnsiCast(input.dataType, to)) None
+    else Some(Cast(input, to, tz, EvalMode.TRY))
+  }
+
+  private def typedLeafOfAnyType(level: Expression): Option[(Expression, Option[Expression])] =
+    level.dataType match {
+      case s: StructType =>
+        val shape = LevelShape.of(s)
+        Some(shape).filter(sh => sh.isLeaf && sh.primitive >= 0)
+          .flatMap(_ => typedLeaf(level, s(shape.primitive).dataType))
+      case _ => None
+    }
 
   /**
    * The primitive `typed_value` and residual leaves of a level whose `typed_value` is a primitive
