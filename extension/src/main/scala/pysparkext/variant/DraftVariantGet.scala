@@ -85,6 +85,10 @@ case class DraftVariantGet(
           }
         }
         if (variant != null) {
+          if (segments(i).isEmpty) {
+            val direct = ScalarCast.exact(variant, targetType)
+            if (direct.isDefined) return direct.get
+          }
           return VariantGet.variantGet(
             new VariantVal(variant.getValue, variant.getMetadata), segments(i), targetType, castArgs)
         }

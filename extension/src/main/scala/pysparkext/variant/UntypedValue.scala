@@ -15,8 +15,11 @@ object UntypedValue {
    */
   def decode(bytes: Array[Byte], dictionary: Array[Byte], column: String, path: String): Variant =
     if (dictionary == null) split(bytes, column, path) else {
+      // A scalar refers to no dictionary entry, so it is checked on its own: checking the
+      // column's whole dictionary for every row would cost more than the read.
+      val checkedWith = if (isScalar(bytes)) EmptyMetadata else dictionary
       val valid =
-        try VariantUtil.isValidVariant(bytes, dictionary) catch { case _: Exception => false }
+        try VariantUtil.isValidVariant(bytes, checkedWith) catch { case _: Exception => false }
       if (!valid) {
         throw ShreddedVariantException.inRow(column, path, "value is not a valid variant binary " +
           s"with the column's metadata (${bytes.length} value bytes, ${dictionary.length} " +
@@ -24,6 +27,12 @@ object UntypedValue {
       }
       new Variant(bytes, dictionary)
     }
+
+  /** Version 1, no dictionary entries. */
+  private val EmptyMetadata: Array[Byte] = Array[Byte](1, 0, 0)
+
+  /** Basic type primitive (0) or short string (1): neither refers to the dictionary. */
+  private def isScalar(value: Array[Byte]): Boolean = value.nonEmpty && (value(0) & 0x3) <= 1
 
   private def split(bytes: Array[Byte], column: String, path: String): Variant = {
     def corrupt(why: String) = ShreddedVariantException.inRow(column, path,
