@@ -65,11 +65,14 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
         # Spark's own shredded files, stock Spark 4.3 against the extension and the flat table.
         variant_rows = scale or VARIANT_SUITES["variant"][0]
         for kind in ("sorted", "unsorted"):
-            variant_data.register(spark, variant_data.variant_events(spark, variant_rows, kind == "sorted"))
+            paths = variant_data.variant_events(spark, variant_rows, kind == "sorted")
+            paths["spec_forced"] = variant_data.spec_forced(spark, paths)
+            variant_data.register(spark, paths)
             for name, q in variant_queries.queries(variant_rows).items():
                 print(f"[spec/{kind}] {name}", flush=True)
-                variant.append(run_variant_query(spark, metrics, kind, name, q, repeat or 5,
-                                                 configs=["spec_stock", "spec_ext", "flat"]))
+                variant.append(run_variant_query(
+                    spark, metrics, kind, name, q, repeat or 5,
+                    configs=["spec_stock", "spec_ext", "spec_forced_stock", "spec_forced_ext", "flat"]))
     if suite in VARIANT_SUITES:
         variant_rows, kinds = VARIANT_SUITES[suite]
         variant_rows = scale if (scale and suite == "variant") else variant_rows

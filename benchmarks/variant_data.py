@@ -11,6 +11,7 @@ Some paths carry type mismatches in a small share of rows: ``price`` is a string
 rows are shuffled deterministically. Deterministic from the parameters; cached on disk.
 """
 from __future__ import annotations
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -93,6 +94,25 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
     return paths
 
 
+def spec_forced(spark: SparkSession, paths: dict[str, str]) -> str:
+    """The spec layout written by Spark's own writer with a forced shredding schema (the one the
+    draft layout uses), next to the given forms; written once. Spark's inferred schema leaves
+    paths with a few mismatched rows (``user.id``, ``price``) untyped; a forced schema types them
+    and keeps the mismatches in ``value``."""
+    out = str(Path(paths["variant"]).parent / "spec_forced")
+    if (Path(out) / "_SUCCESS").exists():
+        return out
+    spark.conf.set("spark.sql.variant.writeShredding.enabled", "true")
+    spark.conf.set("spark.sql.variant.forceShreddingSchemaForTest", f"struct<{SHREDDING}>")
+    try:
+        spark.read.schema("v VARIANT").parquet(paths["variant"]) \
+            .write.option("parquet.block.size", str(ROW_GROUP_BYTES)).mode("overwrite").parquet(out)
+    finally:
+        spark.conf.unset("spark.sql.variant.writeShredding.enabled")
+        spark.conf.unset("spark.sql.variant.forceShreddingSchemaForTest")
+    return out
+
+
 #: What a query names for each view. The spec layout is named by its files, not a temp view: a
 #: temp view keeps the plan analyzed when it was made, so "extension off" would not be stock
 #: Spark for it (the extension takes the spec layout over at analysis).
@@ -106,4 +126,6 @@ def register(spark: SparkSession, paths: dict[str, str]) -> None:
     for form in ("variant", "draft"):
         spark.read.schema("v VARIANT").parquet(paths[form]).createOrReplaceTempView(f"v_{form}")
     SOURCES["v_spec"] = f"parquet.`{paths['spec']}`"
+    if "spec_forced" in paths:
+        SOURCES["v_spec_forced"] = f"parquet.`{paths['spec_forced']}`"
     spark.read.parquet(paths["flat"]).createOrReplaceTempView("flat")

@@ -23,6 +23,8 @@ CONFIGS: dict[str, tuple[str, bool]] = {
     "variant": ("v_variant", False),
     "spec_stock": ("v_spec", False),
     "spec_ext": ("v_spec", True),
+    "spec_forced_stock": ("v_spec_forced", False),
+    "spec_forced_ext": ("v_spec_forced", True),
     "draft_ext": ("v_draft", True),
     "flat": ("flat", False),
 }
@@ -40,6 +42,8 @@ class VariantResult:
 
     RATIOS = {"draft_ext_vs_flat": ("draft_ext", "flat"), "spec_ext_vs_flat": ("spec_ext", "flat"),
               "spec_ext_vs_spec_stock": ("spec_ext", "spec_stock"),
+              "spec_forced_ext_vs_flat": ("spec_forced_ext", "flat"),
+              "spec_forced_ext_vs_stock": ("spec_forced_ext", "spec_forced_stock"),
               "draft_ext_vs_variant": ("draft_ext", "variant")}
 
     def as_dict(self) -> dict:

@@ -41,14 +41,20 @@ SPEC_SCHEMA = "struct<id: bigint, name: string, score: double, user: struct<tier
 LAYOUTS = ["draft", "spec"]
 
 
-def _write(spark: SparkSession, df, path: str, layout: str) -> None:
+NARROW = {"draft": SCHEMA.replace("id bigint", "id int"),
+          "spec": SPEC_SCHEMA.replace("id: bigint", "id: int")}
+
+
+def _write(spark: SparkSession, df, path: str, layout: str, narrow: bool = False) -> None:
     if layout == "draft":
         # Shred with our writer, then lay out fixed-size row groups with pyarrow.
-        table = pyspark_ext.shred(df, "v", SCHEMA).orderBy("rid").toArrow()
+        table = pyspark_ext.shred(df, "v", NARROW["draft"] if narrow else SCHEMA) \
+            .orderBy("rid").toArrow()
         pq.write_table(table, path, row_group_size=GROUP)
         return
     with confs(spark, {"spark.sql.variant.writeShredding.enabled": "true",
-                       "spark.sql.variant.forceShreddingSchemaForTest": SPEC_SCHEMA}):
+                       "spark.sql.variant.forceShreddingSchemaForTest":
+                           NARROW["spec"] if narrow else SPEC_SCHEMA}):
         df.orderBy("rid").coalesce(1).write.mode("overwrite") \
             .option("parquet.block.row.count.limit", GROUP) \
             .option("parquet.page.row.count.limit", GROUP).parquet(path)
@@ -72,6 +78,12 @@ def tables(spark: SparkSession, tmp_path_factory):
             _write(spark, df, path, layout)
             spark.read.schema("rid BIGINT, v VARIANT").parquet(path) \
                 .createOrReplaceTempView(f"skip_{layout}_{name}")
+    for layout in LAYOUTS:
+        # id shredded as a 32-bit int, read as bigint
+        path = str(base / f"{layout}_narrow.parquet")
+        _write(spark, cases["clean"], path, layout, narrow=True)
+        spark.read.schema("rid BIGINT, v VARIANT").parquet(path) \
+            .createOrReplaceTempView(f"skip_{layout}_narrow")
     return base
 
 
@@ -168,3 +180,19 @@ def test_explain_shows_the_skip_predicate(spark: SparkSession, tables, layout: s
     assert "PushedFilters" in plan and leaf in plan
     text = pyspark_ext.format_report(pyspark_ext.explain_read_schema(df))
     assert "row groups  : 1 read, 19 skipped of 20" in text
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("where,groups", [
+    ("v:id::bigint = 555", 1),
+    ("v:id::bigint BETWEEN 1000 AND 1299", 3),
+    ("v:id::bigint IN (5, 1777)", 2),
+    # A literal the int column cannot hold is not pushed: every group is read.
+    ("v:id::bigint < 5000000000", ROWS // GROUP),
+])
+def test_integer_column_read_as_wider_integer(spark: SparkSession, tables, layout: str,
+                                              where: str, groups: int) -> None:
+    rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_narrow WHERE {where}")
+    truth = sorted(map(repr, spark.sql(f"SELECT rid FROM truth_clean WHERE {where}").collect()))
+    assert rows == truth
+    assert scan["row_groups_read"] == groups, scan["parquet_filters"]

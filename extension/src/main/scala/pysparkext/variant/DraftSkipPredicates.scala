@@ -2,6 +2,7 @@ package pysparkext.variant
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LeafNode, LogicalPlan}
+import org.apache.spark.sql.types._
 
 import pysparkext.{ExtConf, GuardedRule}
 
@@ -18,8 +19,9 @@ import pysparkext.{ExtConf, GuardedRule}
  * rule. When `typed_value` has no nulls in a row group, valid data has every untyped column null
  * there, so the same predicate covers that case too.
  *
- * Pushed only where the path ends at a primitive `typed_value` of exactly the compared type (so
- * no cast can change which rows match), for `=`, `<=>`, `<`, `<=`, `>`, `>=`, `IN`, `IS NULL`,
+ * Pushed only where the path ends at a primitive `typed_value` of the compared type, or an
+ * integer column read as a wider integer with literals that fit the column (so no cast can change
+ * which rows match), for `=`, `<=>`, `<`, `<=`, `>`, `>=`, `IN`, `IS NULL`,
  * `IS NOT NULL`, `startswith` and AND/OR of those. A negation is never pushed. The original
  * filter still runs on the rows read.
  */
@@ -44,8 +46,16 @@ object DraftSkipPredicates extends GuardedRule {
     case other => Seq(other)
   }
 
-  /** The physical side of one path read: its typed leaf and every untyped that can hold it. */
-  private case class Physical(typed: Expression, untyped: Seq[Expression]) {
+  /**
+   * The physical side of one path read: its typed leaf, every untyped that can hold it, and how
+   * a literal of the read's type becomes one of the leaf's type (None: not exactly, so nothing is
+   * pushed).
+   */
+  private case class Physical(
+      typed: Expression,
+      untyped: Seq[Expression],
+      narrow: Literal => Option[Literal],
+      exact: Boolean) {
     def orUntyped(typedPredicate: Expression): Expression =
       untyped.map(IsNotNull(_): Expression).foldLeft(typedPredicate)(Or(_, _))
   }
@@ -63,9 +73,43 @@ object DraftSkipPredicates extends GuardedRule {
       if (!isStructChain(level)) return None
       val others = g.placeChildren.tail
       if (!others.forall(isStructChain)) return None
-      DraftPaths.typedLeaf(level, g.targetType).map { case (typed, own) =>
-        Physical(typed, own.toSeq ++ others)
+      val leafType = level.dataType match {
+        case s: StructType =>
+          val shape = LevelShape.of(s)
+          if (shape.isLeaf && shape.primitive >= 0) Some(s(shape.primitive).dataType) else None
+        case _ => None
       }
+      leafType.flatMap(t => narrowing(t, g.targetType).map(t -> _)).flatMap { case (t, narrow) =>
+        DraftPaths.typedLeaf(level, t).map { case (typed, own) =>
+          Physical(typed, own.toSeq ++ others, narrow, exact = t == g.targetType)
+        }
+      }
+    }
+
+    /**
+     * Literal conversions that keep a comparison exact. The read's type itself; or an integer
+     * column read as a wider integer (the read widens the value, see DraftPaths), where a literal
+     * that fits the column compares the same, and one that does not is not pushed.
+     */
+    private def narrowing(leaf: DataType, read: DataType): Option[Literal => Option[Literal]] = {
+      def width(t: DataType): Int = t match {
+        case ByteType => 1
+        case ShortType => 2
+        case IntegerType => 3
+        case LongType => 4
+        case _ => 0
+      }
+      if (leaf == read) Some(l => Some(l))
+      else if (width(leaf) > 0 && width(read) > width(leaf)) Some { l =>
+        val v = l.value.asInstanceOf[Number].longValue()
+        val fits = leaf match {
+          case ByteType => v.isValidByte
+          case ShortType => v.isValidShort
+          case _ => v.isValidInt
+        }
+        if (fits) Some(Literal.create(Cast(Literal(v), leaf).eval(), leaf)) else None
+      }
+      else None
     }
 
     /** Parquet filters reach struct fields, not array elements. */
@@ -83,14 +127,19 @@ object DraftSkipPredicates extends GuardedRule {
     }
     case Or(a, b) => for (x <- skip(a); y <- skip(b)) yield Or(x, y)
     case c: BinaryComparison => (c.left, c.right) match {
-      case (PathRead(p), l: Literal) if l.value != null => Some(p.orUntyped(c.withNewChildren(Seq(p.typed, l))))
-      case (l: Literal, PathRead(p)) if l.value != null => Some(p.orUntyped(c.withNewChildren(Seq(l, p.typed))))
+      case (PathRead(p), l: Literal) if l.value != null =>
+        p.narrow(l).map(n => p.orUntyped(c.withNewChildren(Seq(p.typed, n))))
+      case (l: Literal, PathRead(p)) if l.value != null =>
+        p.narrow(l).map(n => p.orUntyped(c.withNewChildren(Seq(n, p.typed))))
       case _ => None
     }
     case In(PathRead(p), list) if list.forall(l => l.isInstanceOf[Literal] && l.asInstanceOf[Literal].value != null) =>
-      Some(p.orUntyped(In(p.typed, list)))
-    case InSet(PathRead(p), set) if !set.contains(null) => Some(p.orUntyped(InSet(p.typed, set)))
-    case StartsWith(PathRead(p), l: Literal) if l.value != null => Some(p.orUntyped(StartsWith(p.typed, l)))
+      val narrowed = list.map(l => p.narrow(l.asInstanceOf[Literal]))
+      if (narrowed.forall(_.isDefined)) Some(p.orUntyped(In(p.typed, narrowed.map(_.get)))) else None
+    case InSet(PathRead(p), set) if !set.contains(null) && p.exact =>
+      Some(p.orUntyped(InSet(p.typed, set)))
+    case StartsWith(PathRead(p), l: Literal) if l.value != null && p.exact =>
+      Some(p.orUntyped(StartsWith(p.typed, l)))
     // The read is null only if typed_value is null (a non-null typed_value is the answer).
     case IsNull(PathRead(p)) => Some(IsNull(p.typed))
     case IsNotNull(PathRead(p)) => Some(p.orUntyped(IsNotNull(p.typed)))
