@@ -19,7 +19,7 @@ import pytest
 
 from tests.conformance.cases import CASES, SKIP_REASON, available
 from tests.conformance.run import (
-    ERROR_RAISED, INVALID_ERROR, INVALID_SHREDDED, PASS, run_case,
+    ERROR_RAISED, INVALID_ERROR, INVALID_SHREDDED, PASS, UNEXPECTED_ERROR, run_case,
 )
 
 if not available():
@@ -65,3 +65,11 @@ def test_conformance(spark, case):
         assert result.outcome == ERROR_RAISED, f"{what}; expected an error like {case.error!r}"
     else:
         assert result.outcome in (INVALID_ERROR, INVALID_SHREDDED), what
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in KNOWN_FAILURES], ids=lambda c: c.name)
+def test_unreadable_types_fail_naming_the_file(spark, case):
+    # Never a wrong value or a bare Spark error: the message names the file and the column.
+    result = run_case(spark, case)
+    assert result.outcome == UNEXPECTED_ERROR, result.detail
+    assert case.parquet.name in result.detail and "column `var`" in result.detail, result.detail

@@ -67,7 +67,16 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       table: Option[String]): Seq[(FileStatus, Seq[Stored])] = {
     val conf = session.sessionState.newHadoopConfWithOptions(fs.options)
     val files = fs.location.listFiles(Nil, Nil).flatMap(_.files).map(_.fileStatus)
-    val schemas = files.map(status => status -> FooterSchemas.of(status, conf))
+    val schemas = files.map { status =>
+      // A footer Spark cannot convert (say a nanosecond timestamp inside typed_value) fails the
+      // query as Spark's reader would, but naming the file.
+      status -> (try FooterSchemas.of(status, conf) catch {
+        case e: org.apache.spark.sql.AnalysisException =>
+          throw new ShreddedVariantException(status.getPath.toString,
+            columns.map(c => table.map(t => s"$t.$c").getOrElse(c)).mkString(", "), "",
+            s"Spark cannot read this file's Parquet schema: ${e.getMessage}")
+      })
+    }
     def stored(schema: FooterSchemas.FileSchema, c: String): Option[DataType] =
       schema.schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType)
     val specShredded = ExtConf.bool(ExtConf.SpecVariant, default = true) &&

@@ -21,12 +21,22 @@ object UntypedValue {
       val valid =
         try VariantUtil.isValidVariant(bytes, checkedWith) catch { case _: Exception => false }
       if (!valid) {
-        throw ShreddedVariantException.inRow(column, path, "value is not a valid variant binary " +
-          s"with the column's metadata (${bytes.length} value bytes, ${dictionary.length} " +
-          "metadata bytes)")
+        throw ShreddedVariantException.inRow(column, path, unknownType(bytes).getOrElse(
+          "value is not a valid variant binary with the column's metadata " +
+            s"(${bytes.length} value bytes, ${dictionary.length} metadata bytes)"))
       }
       new Variant(bytes, dictionary)
     }
+
+  /** Primitive type ids of the variant spec that Spark 4.3's variant code has no type for. */
+  private val Unsupported = Map(17 -> "time", 18 -> "timestamp with nanoseconds",
+    19 -> "timestamp without time zone, with nanoseconds")
+
+  /** Why a value is unreadable when it is a well-formed primitive of a type Spark lacks. */
+  private def unknownType(value: Array[Byte]): Option[String] =
+    if (value.isEmpty || (value(0) & 0x3) != 0) None
+    else Unsupported.get((value(0) >> 2) & 0x3f).map(name =>
+      s"value holds a variant $name, which Spark 4.3 cannot represent")
 
   /** Version 1, no dictionary entries. */
   private val EmptyMetadata: Array[Byte] = Array[Byte](1, 0, 0)
