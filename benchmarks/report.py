@@ -110,10 +110,16 @@ def _variant_plot(out: Path, variant: list[VariantResult]) -> None:
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.set_xlabel("median seconds (log)")
-    ax.set_title("Variant queries by storage form")
-    ax.legend(fontsize=7)
+    _finish(fig, ax, "Variant queries by storage form", out / "variant_time.png", legend_size=7)
+
+
+def _finish(fig, ax, title: str, path: Path, legend_size: int | None = None) -> None:
+    """Title, legend, layout; write the PNG and free the figure."""
+    import matplotlib.pyplot as plt
+    ax.set_title(title)
+    ax.legend(fontsize=legend_size)
     fig.tight_layout()
-    fig.savefig(out / "variant_time.png", dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
@@ -184,11 +190,7 @@ def _plots(out: Path, results: list[QueryResult], scaling: list[dict]) -> None:
             ax.set_xscale("symlog", linthresh=0.1)
         ax.set_yticks(list(y), names, fontsize=8)
         ax.invert_yaxis()
-        ax.set_title(title)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out / f"{metric}_per_query.png", dpi=110)
-        plt.close(fig)
+        _finish(fig, ax, title, out / f"{metric}_per_query.png")
     if scaling:
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for query in sorted({s["query"] for s in scaling}):
@@ -198,8 +200,4 @@ def _plots(out: Path, results: list[QueryResult], scaling: list[dict]) -> None:
                         label=f"{query} ({mode})")
         ax.set_xlabel("rows")
         ax.set_ylabel("median seconds")
-        ax.set_title("Scaling: time against rows")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "scaling.png", dpi=110)
-        plt.close(fig)
+        _finish(fig, ax, "Scaling: time against rows", out / "scaling.png", legend_size=7)

@@ -53,7 +53,7 @@ import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 DEFAULT_DIR = "/work/shared/conformance/parquet-testing-shredded_variant"
 #: Where the files are read from (in place); ``SHREDDED_VARIANT_CONFORMANCE_DIR`` overrides it.
@@ -311,19 +311,12 @@ def difference(expected: Any, actual: Any, path: str = "$") -> str | None:
     if ek == "object":
         if set(expected) != set(actual):
             return f"{path}: expected fields {sorted(expected)}, got {sorted(actual)}"
-        for k in expected:
-            d = difference(expected[k], actual[k], f"{path}.{k}")
-            if d:
-                return d
-        return None
+        return _first(difference(expected[k], actual[k], f"{path}.{k}") for k in expected)
     if ek == "array":
         if len(expected) != len(actual):
             return f"{path}: expected {len(expected)} elements, got {len(actual)}: {actual!r}"
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            d = difference(e, a, f"{path}[{i}]")
-            if d:
-                return d
-        return None
+        return _first(difference(e, a, f"{path}[{i}]")
+                      for i, (e, a) in enumerate(zip(expected, actual)))
     if ek == "exact numeric":
         same = Decimal(expected) == Decimal(actual)
     elif ek in ("float", "double"):
@@ -336,11 +329,12 @@ def difference(expected: Any, actual: Any, path: str = "$") -> str | None:
 def rows_difference(expected: tuple[Any, ...], actual: list[Any]) -> str | None:
     if len(expected) != len(actual):
         return f"expected {len(expected)} rows, got {len(actual)}"
-    for i, (e, a) in enumerate(zip(expected, actual)):
-        d = difference(e, a, f"row {i}")
-        if d:
-            return d
-    return None
+    return _first(difference(e, a, f"row {i}") for i, (e, a) in enumerate(zip(expected, actual)))
+
+
+def _first(differences: Iterable[str | None]) -> str | None:
+    """The first difference, evaluating no further (later ones may not even compare)."""
+    return next((d for d in differences if d), None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -157,13 +157,22 @@ object DraftLevel {
       throw ShreddedVariantException.inRow(column, "$", "metadata is null in a non-null variant")
     } else row.getBinary(level.metadata)
 
+  /** Rebuilds the whole variant of a top-level row (see [[build]]). */
+  def reconstruct(level: DraftLevel, row: InternalRow, column: String): Variant =
+    build(level, row, column, "$", dictionary(level, row, column))
+
   /**
-   * Rebuilds the whole variant of a top-level row. Where nothing is stored the draft layout's
-   * value is missing (null); the spec layout defines it as a variant null.
+   * The variant a level holds. Where nothing is stored the draft layout's value is missing
+   * (null); at the spec layout's top level (the one with `metadata`) it is a variant null.
    */
-  def reconstruct(level: DraftLevel, row: InternalRow, column: String): Variant = {
+  def build(
+      level: DraftLevel,
+      row: InternalRow,
+      column: String,
+      path: String,
+      dictionary: Array[Byte]): Variant = {
     val b = new VariantBuilder(false)
-    if (level.append(b, row, column, "$", dictionary(level, row, column))) b.result()
+    if (level.append(b, row, column, path, dictionary)) b.result()
     else if (level.metadata >= 0) { b.appendNull(); b.result() }
     else null
   }

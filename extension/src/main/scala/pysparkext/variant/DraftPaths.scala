@@ -57,7 +57,7 @@ object DraftPaths {
       .map(part(root, rootType, _))
     val slow = DraftVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
       targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined)
-    val leaf = if (complete && targetType != VariantType) typedLeafOfAnyType(cur) else None
+    val leaf = if (complete && targetType != VariantType) typedLeaf(cur) else None
     leaf.flatMap { case (typed, untyped) =>
       val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
       if (typed.dataType == targetType) Some(If(cond, typed, slow))
@@ -94,28 +94,18 @@ object DraftPaths {
     else Some(Cast(input, to, tz, EvalMode.TRY))
   }
 
-  private def typedLeafOfAnyType(level: Expression): Option[(Expression, Option[Expression])] =
-    level.dataType match {
-      case s: StructType =>
-        val shape = LevelShape.of(s)
-        Some(shape).filter(sh => sh.isLeaf && sh.primitive >= 0)
-          .flatMap(_ => typedLeaf(level, s(shape.primitive).dataType))
-      case _ => None
-    }
-
   /**
-   * The primitive `typed_value` and residual leaves of a level whose `typed_value` is a primitive
-   * of exactly `targetType`. There the common case is a plain column read that Spark compiles
-   * (the general read only runs for rows where the value is not there), and typed statistics can
-   * skip row groups ([[DraftSkipPredicates]]).
+   * The primitive `typed_value` and the residual of a level that ends in a primitive. There the
+   * common case is a plain column read that Spark compiles (the general read only runs for rows
+   * where the value is not there), and typed statistics can skip row groups
+   * ([[DraftSkipPredicates]]).
    */
-  def typedLeaf(level: Expression, targetType: DataType): Option[(Expression, Option[Expression])] =
+  def typedLeaf(level: Expression): Option[(Expression, Option[Expression])] =
     level.dataType match {
       case s: StructType =>
         val shape = LevelShape.of(s)
-        Some(shape).filter(sh => sh.isLeaf && sh.primitive >= 0 && s(sh.primitive).dataType == targetType)
-          .map(sh => part(level, s, sh.primitive) ->
-            Some(sh.untyped).filter(_ >= 0).map(part(level, s, _)))
+        Some(shape).filter(sh => sh.isLeaf && sh.primitive >= 0).map(sh =>
+          part(level, s, sh.primitive) -> Some(sh.untyped).filter(_ >= 0).map(part(level, s, _)))
       case _ => None
     }
 

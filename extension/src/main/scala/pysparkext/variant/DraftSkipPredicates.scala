@@ -47,17 +47,27 @@ object DraftSkipPredicates extends GuardedRule {
   }
 
   /**
-   * The physical side of one path read: its typed leaf, every untyped that can hold it, and how
-   * a literal of the read's type becomes one of the leaf's type (None: not exactly, so nothing is
-   * pushed).
+   * The physical side of one path read: its typed leaf, every untyped that can hold it, and the
+   * type the read returns. The leaf is of that type, or (see DraftPaths) an integer column the
+   * read widens; then a literal that fits the column compares the same and one that does not is
+   * not pushed.
    */
-  private case class Physical(
-      typed: Expression,
-      untyped: Seq[Expression],
-      narrow: Literal => Option[Literal],
-      exact: Boolean) {
+  private case class Physical(typed: Expression, untyped: Seq[Expression], read: DataType) {
+    def exact: Boolean = typed.dataType == read
+
     def orUntyped(typedPredicate: Expression): Expression =
       untyped.map(IsNotNull(_): Expression).foldLeft(typedPredicate)(Or(_, _))
+
+    /** The literal as one of the leaf's type, if it is exactly one. */
+    def narrow(l: Literal): Option[Literal] = if (exact) Some(l) else {
+      val v = l.value.asInstanceOf[Number].longValue()
+      val fits = typed.dataType match {
+        case ByteType => v.isValidByte
+        case ShortType => v.isValidShort
+        case _ => v.isValidInt
+      }
+      if (fits) Some(Literal.create(Cast(Literal(v), typed.dataType).eval(), typed.dataType)) else None
+    }
   }
 
   private object PathRead {
@@ -73,25 +83,12 @@ object DraftSkipPredicates extends GuardedRule {
       if (!isStructChain(level)) return None
       val others = g.placeChildren.tail
       if (!others.forall(isStructChain)) return None
-      val leafType = level.dataType match {
-        case s: StructType =>
-          val shape = LevelShape.of(s)
-          if (shape.isLeaf && shape.primitive >= 0) Some(s(shape.primitive).dataType) else None
-        case _ => None
-      }
-      leafType.flatMap(t => narrowing(t, g.targetType).map(t -> _)).flatMap { case (t, narrow) =>
-        DraftPaths.typedLeaf(level, t).map { case (typed, own) =>
-          Physical(typed, own.toSeq ++ others, narrow, exact = t == g.targetType)
-        }
-      }
+      DraftPaths.typedLeaf(level).filter { case (typed, _) => comparable(typed.dataType, g.targetType) }
+        .map { case (typed, own) => Physical(typed, own.toSeq ++ others, g.targetType) }
     }
 
-    /**
-     * Literal conversions that keep a comparison exact. The read's type itself; or an integer
-     * column read as a wider integer (the read widens the value, see DraftPaths), where a literal
-     * that fits the column compares the same, and one that does not is not pushed.
-     */
-    private def narrowing(leaf: DataType, read: DataType): Option[Literal => Option[Literal]] = {
+    /** The read's own type, or an integer column read as a wider integer. */
+    private def comparable(leaf: DataType, read: DataType): Boolean = {
       def width(t: DataType): Int = t match {
         case ByteType => 1
         case ShortType => 2
@@ -99,17 +96,7 @@ object DraftSkipPredicates extends GuardedRule {
         case LongType => 4
         case _ => 0
       }
-      if (leaf == read) Some(l => Some(l))
-      else if (width(leaf) > 0 && width(read) > width(leaf)) Some { l =>
-        val v = l.value.asInstanceOf[Number].longValue()
-        val fits = leaf match {
-          case ByteType => v.isValidByte
-          case ShortType => v.isValidShort
-          case _ => v.isValidInt
-        }
-        if (fits) Some(Literal.create(Cast(Literal(v), leaf).eval(), leaf)) else None
-      }
-      else None
+      leaf == read || (width(leaf) > 0 && width(read) > width(leaf))
     }
 
     /** Parquet filters reach struct fields, not array elements. */

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, TimeZoneAwareExpre
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.variant.{VariantCastArgs, VariantGet, VariantPathSegment}
 import org.apache.spark.sql.types.{BinaryType, DataType, StructType, VariantType}
-import org.apache.spark.types.variant.{Variant, VariantBuilder}
+import org.apache.spark.types.variant.Variant
 import org.apache.spark.unsafe.types.VariantVal
 
 /**
@@ -112,10 +112,7 @@ case class DraftVariantGet(
         keepScale = withDictionary),
         targetType, castArgs))
     } else {
-      val b = new VariantBuilder(false)
-      Right(if (level.append(b, row, column, path, dictionary)) b.result()
-        else if (level.metadata >= 0) { b.appendNull(); b.result() } // the spec's top-level null
-        else null)
+      Right(DraftLevel.build(level, row, column, path, dictionary))
     }
   }
 

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Nam
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
 
@@ -73,7 +73,7 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       status -> (try FooterSchemas.of(status, conf) catch {
         case e: org.apache.spark.sql.AnalysisException =>
           throw new ShreddedVariantException(status.getPath.toString,
-            columns.map(c => table.map(t => s"$t.$c").getOrElse(c)).mkString(", "), "",
+            columns.map(label(table, _)).mkString(", "), "",
             s"Spark cannot read this file's Parquet schema: ${e.getMessage}")
       })
     }
@@ -88,10 +88,10 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
     schemas.map { case (status, schema) =>
       val file = status.getPath.toString
       status -> columns.map { c =>
-        val label = table.map(t => s"$t.$c").getOrElse(c)
+        val name = label(table, c)
         def supported(t: StructType): Shredded = {
           schema.unsupported.find(_._1.equalsIgnoreCase(c)).foreach { case (_, what) =>
-            throw new ShreddedVariantException(file, label, "", s"typed_value $what, which the " +
+            throw new ShreddedVariantException(file, name, "", s"typed_value $what, which the " +
               "variant shredding spec does not allow")
           }
           Shredded(t)
@@ -99,14 +99,14 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
         stored(schema, c) match {
           case Some(t) if DraftLayout.isSparkVariant(t) =>
             if (fs.dataSchema(c).dataType != VariantType) {
-              throw new ShreddedVariantException(file, label, "", "this file stores the column " +
+              throw new ShreddedVariantException(file, name, "", "this file stores the column " +
                 "in Spark's variant encoding (value/metadata) while other files use the draft " +
                 "shredded layout; declare the column VARIANT to read both")
             }
-            if (specShredded) supported(SpecLayout.validate(t, file, label)) else ReadBySpark
+            if (specShredded) supported(SpecLayout.validate(t, file, name)) else ReadBySpark
           case Some(t: StructType) if DraftLayout.looksDraft(t) || fs.dataSchema(c).dataType == VariantType =>
-            supported(DraftLayout.validate(t, file, label))
-          case Some(t) => throw new ShreddedVariantException(file, label, "",
+            supported(DraftLayout.validate(t, file, name))
+          case Some(t) => throw new ShreddedVariantException(file, name, "",
             s"the column is ${t.sql} in this file, which is not a variant layout")
           case None => Absent
         }
@@ -114,11 +114,15 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
     }
   }
 
+  /** The column as the user names it in errors: `table.column`, or the column of a path read. */
+  private def label(table: Option[String], column: String): String =
+    table.map(t => s"$t.$column").getOrElse(column)
+
   private def nestsVariant(t: DataType): Boolean = t match {
     case VariantType => true
     case s: StructType => s.exists(f => nestsVariant(f.dataType))
-    case a: org.apache.spark.sql.types.ArrayType => nestsVariant(a.elementType)
-    case m: org.apache.spark.sql.types.MapType => nestsVariant(m.keyType) || nestsVariant(m.valueType)
+    case a: ArrayType => nestsVariant(a.elementType)
+    case m: MapType => nestsVariant(m.keyType) || nestsVariant(m.valueType)
     case _ => false
   }
 
@@ -221,8 +225,7 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
     val columns = r.output.zip(output).map { case (orig, read) =>
       draftType(orig.name) match {
         case Some(_) =>
-          val label = table.map(t => s"$t.${orig.name}").getOrElse(orig.name)
-          Alias(ReconstructDraftVariant(read, label), orig.name)(
+          Alias(ReconstructDraftVariant(read, label(table, orig.name)), orig.name)(
             exprId = if (g == 0) orig.exprId else NamedExpression.newExprId,
             qualifier = orig.qualifier)
         case None => read
