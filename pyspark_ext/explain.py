@@ -17,7 +17,9 @@ def explain_read_schema(df: DataFrame) -> list[dict[str, Any]]:
     Spark hands to Parquet) and ``files``. For Parquet scans of up to 256 files also
     ``row_groups``, ``row_groups_read`` and ``row_groups_skipped``: what the pushed filters keep
     judged on each row group's statistics. Once the DataFrame has run, ``rows_output`` is the
-    scan's runtime row count (Parquet returns whole row groups, so it shows skipping too).
+    scan's runtime row count (Parquet returns whole row groups, so it shows skipping too), and
+    for scans that push filters ``row_groups_read_metric`` and ``row_groups_skipped_metric``: the
+    SQL metrics the scan's tasks counted (also in the Spark UI, on the ``RowGroupMetrics`` node).
     """
     jvm = df.sparkSession._jvm
     report = jvm.pysparkext.report.ReadSchemaReport.json(df._jdf)
@@ -38,4 +40,7 @@ def format_report(scans: list[dict[str, Any]]) -> str:
         if s.get("row_groups") is not None:
             lines.append(f"  row groups  : {s['row_groups_read']} read, {s['row_groups_skipped']} "
                          f"skipped of {s['row_groups']}")
+        if s.get("row_groups_read_metric") is not None:
+            lines.append(f"  at run time : {s['row_groups_read_metric']} read, "
+                         f"{s['row_groups_skipped_metric']} skipped")
     return "\n".join(lines)

@@ -35,6 +35,11 @@ VARIANT_SKIPPING = Setting(
     "spark.pyspark_ext.variant.skipping.enabled", "true",
     "Add predicates on shredded typed/untyped leaves next to filters on variant paths, so Parquet "
     "skips row groups whose statistics rule the filter out (only where that is safe).")
+ROW_GROUP_METRICS = Setting(
+    "spark.pyspark_ext.metrics.rowGroups.enabled", "true",
+    "Count, as SQL metrics on a RowGroupMetrics node above each Parquet scan that pushes filters, "
+    "the row groups the scan read and skipped (judged on row-group statistics). Costs one extra "
+    "footer read per file split.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "false",
     "When true, an internal error in a rule fails the query. When false, the rule logs a warning "
@@ -44,4 +49,5 @@ FORCE_FAILURE = Setting(
     "Testing only: every rule throws, to exercise the fallback and strict mode.")
 
 ALL: tuple[Setting, ...] = (
-    ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING, STRICT, FORCE_FAILURE)
+    ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
+    ROW_GROUP_METRICS, STRICT, FORCE_FAILURE)

@@ -123,6 +123,9 @@ def test_skips_row_groups_on_clean_data(spark: SparkSession, tables, where: str,
     assert scan["row_groups"] == ROWS // GROUP
     assert scan["row_groups_read"] == groups, scan["parquet_filters"]
     assert scan["rows_output"] == groups * GROUP
+    # the run-time SQL metrics agree with the statistics
+    assert scan["row_groups_read_metric"] == groups
+    assert scan["row_groups_skipped_metric"] == ROWS // GROUP - groups
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -180,6 +183,10 @@ def test_explain_shows_the_skip_predicate(spark: SparkSession, tables, layout: s
     assert "PushedFilters" in plan and leaf in plan
     text = pyspark_ext.format_report(pyspark_ext.explain_read_schema(df))
     assert "row groups  : 1 read, 19 skipped of 20" in text
+    assert "RowGroupMetrics" in plan
+    df.collect()
+    text = pyspark_ext.format_report(pyspark_ext.explain_read_schema(df))
+    assert "at run time : 1 read, 19 skipped" in text
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

@@ -19,6 +19,8 @@ object ExtConf {
   val InferDraftLayout = "spark.pyspark_ext.variant.inferDraftLayout"
   /** Row-group skipping predicates for filters on shredded variant paths. */
   val VariantSkipping = "spark.pyspark_ext.variant.skipping.enabled"
+  /** SQL metrics of row groups read and skipped on Parquet scans that push filters. */
+  val RowGroupMetrics = "spark.pyspark_ext.metrics.rowGroups.enabled"
   /** When true an internal error in a rule fails the query instead of falling back. */
   val Strict = "spark.pyspark_ext.strict"
   /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */

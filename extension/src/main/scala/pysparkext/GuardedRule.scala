@@ -3,6 +3,7 @@ package pysparkext
 import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.plans.QueryPlan
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.DataType
@@ -16,21 +17,21 @@ class PySparkExtRuleException(rule: String, cause: Throwable)
     cause)
 
 /**
- * A logical rewrite run under the extension's switches. It does nothing when the master switch or
+ * A rewrite (of a logical or a physical plan) run under the extension's switches. It does nothing when the master switch or
  * its feature switch is off. An internal error, or a rewrite that would change the query's output
  * schema, leaves the plan as Spark planned it and logs a warning; in strict mode it fails the
  * query instead. Optimisations are best effort, so falling back is always correct.
  */
-abstract class GuardedRule extends Rule[LogicalPlan] with Logging {
+abstract class GuardedPlanRule[P <: QueryPlan[P]] extends Rule[P] with Logging {
   /** The conf that switches this feature on; defaults to true. */
   protected def featureConf: String
 
-  protected def rewrite(plan: LogicalPlan): LogicalPlan
+  protected def rewrite(plan: P): P
 
   /** False for rules whose purpose is to change what a relation presents (analysis rules). */
   protected def preservesSchema: Boolean = true
 
-  final override def apply(plan: LogicalPlan): LogicalPlan = {
+  final override def apply(plan: P): P = {
     if (!ExtConf.enabled || !ExtConf.bool(featureConf, default = true)) return plan
     try {
       if (ExtConf.forceFailure) {
@@ -55,3 +56,6 @@ abstract class GuardedRule extends Rule[LogicalPlan] with Logging {
     }
   }
 }
+
+/** A guarded logical rewrite. */
+abstract class GuardedRule extends GuardedPlanRule[LogicalPlan]

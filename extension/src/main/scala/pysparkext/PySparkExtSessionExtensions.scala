@@ -3,8 +3,10 @@ package pysparkext
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
+import org.apache.spark.sql.execution.ColumnarRule
 
 import pysparkext.pruning.WholePlanSchemaPruning
+import pysparkext.scan.InsertRowGroupMetrics
 import pysparkext.variant.{DraftSkipPredicates, ResolveDraftVariantRelations, RewriteDraftVariantPaths, ShredDraftVariant}
 
 /**
@@ -16,6 +18,7 @@ import pysparkext.variant.{DraftSkipPredicates, ResolveDraftVariantRelations, Re
  *   row-group skipping predicates, then whole-plan nested schema pruning. Pre-CBO runs after operator optimisation (column pruning, predicate push-down
  *   and subquery optimisation have shaped the plan) and right before Spark's own "Early Filter and
  *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
+ * - Physical planning: Parquet scans that push filters count the row groups they read and skip.
  * - Functions: `shred_variant(v, 'schema')` writes the draft layout.
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
@@ -24,6 +27,9 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPreCBORule(_ => RewriteDraftVariantPaths)
     extensions.injectPreCBORule(_ => DraftSkipPredicates)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
+    extensions.injectColumnar(session => new ColumnarRule {
+      override def preColumnarTransitions = new InsertRowGroupMetrics(session)
+    })
     extensions.injectFunction((
       FunctionIdentifier("shred_variant"),
       new ExpressionInfo(classOf[ShredDraftVariant].getName, "shred_variant"),

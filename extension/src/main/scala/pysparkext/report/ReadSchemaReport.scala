@@ -11,6 +11,7 @@ import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.StructType
 
 import pysparkext.pruning.Need
+import pysparkext.scan.RowGroupMetricsExec
 
 /**
  * For each scan a query runs, subqueries included: what it reads, what the table holds, and an
@@ -74,7 +75,10 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
           val (total, kept) = RowGroups.count(footers, pushed(s))
           Map[String, Any]("row_groups" -> total, "row_groups_read" -> kept,
             "row_groups_skipped" -> (total - kept))
-        }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value)
+        }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value) ++
+        RowGroupMetricsExec.countersOf(s).map(f => Map(
+          "row_groups_read_metric" -> f.rowGroupsRead.value,
+          "row_groups_skipped_metric" -> f.rowGroupsSkipped.value)).getOrElse(Map.empty)
     case b: BatchScanExec => (_, _) =>
       val read = b.scan.readSchema()
       Map(

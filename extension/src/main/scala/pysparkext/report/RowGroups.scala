@@ -14,20 +14,44 @@ import org.apache.spark.sql.sources
  * exactly as Parquet's reader judges them (dictionaries and the page index can skip more).
  */
 object RowGroups {
-  /** (row groups in the files, row groups whose statistics the filters cannot rule out). */
-  def count(footers: Seq[ParquetMetadata], filters: Seq[sources.Filter]): (Long, Long) = {
-    val sql = SQLConf.get
-    footers.foldLeft((0L, 0L)) { case ((total, kept), footer) =>
-      val schema = footer.getFileMetaData.getSchema
-      val blocks = footer.getBlocks
-      val convert = new ParquetFilters(schema, sql.parquetFilterPushDownDate,
+  /**
+   * The session settings that decide which filters reach Parquet. Taken on the driver, because
+   * executors count row groups too (`RowGroupCountingParquetFormat`).
+   */
+  case class FilterSettings(
+      pushDown: Boolean, date: Boolean, timestamp: Boolean, decimal: Boolean,
+      stringPredicate: Boolean, inThreshold: Int, caseSensitive: Boolean)
+
+  object FilterSettings {
+    def current: FilterSettings = {
+      val sql = SQLConf.get
+      FilterSettings(sql.parquetFilterPushDown, sql.parquetFilterPushDownDate,
         sql.parquetFilterPushDownTimestamp, sql.parquetFilterPushDownDecimal,
         sql.parquetFilterPushDownStringPredicate, sql.parquetFilterPushDownInFilterThreshold,
-        sql.caseSensitiveAnalysis, RebaseSpec(LegacyBehaviorPolicy.CORRECTED, None), None)
-      val predicate = filters.flatMap(f => convert.createFilter(f)).reduceOption(FilterApi.and(_, _))
-      val read = predicate.map(p =>
-        RowGroupFilter.filterRowGroups(FilterCompat.get(p), blocks, schema).size).getOrElse(blocks.size)
-      (total + blocks.size, kept + read)
+        sql.caseSensitiveAnalysis)
+    }
+  }
+
+  /** (row groups in the footer, row groups whose statistics the filters cannot rule out). */
+  def keptIn(footer: ParquetMetadata, filters: Seq[sources.Filter], s: FilterSettings): (Int, Int) = {
+    val schema = footer.getFileMetaData.getSchema
+    val blocks = footer.getBlocks
+    val predicate = if (!s.pushDown) None else {
+      val convert = new ParquetFilters(schema, s.date, s.timestamp, s.decimal, s.stringPredicate,
+        s.inThreshold, s.caseSensitive, RebaseSpec(LegacyBehaviorPolicy.CORRECTED, None), None)
+      filters.flatMap(f => convert.createFilter(f)).reduceOption(FilterApi.and(_, _))
+    }
+    val kept = predicate.map(p =>
+      RowGroupFilter.filterRowGroups(FilterCompat.get(p), blocks, schema).size).getOrElse(blocks.size)
+    (blocks.size, kept)
+  }
+
+  /** Summed over files: (row groups, row groups kept). */
+  def count(footers: Seq[ParquetMetadata], filters: Seq[sources.Filter]): (Long, Long) = {
+    val settings = FilterSettings.current
+    footers.foldLeft((0L, 0L)) { case ((total, kept), footer) =>
+      val (t, k) = keptIn(footer, filters, settings)
+      (total + t, kept + k)
     }
   }
 }

@@ -10,3 +10,13 @@ object SparkInternals {
   def toSourceFilter(e: Expression): Option[sources.Filter] =
     DataSourceStrategy.translateFilter(e, supportNestedPredicatePushdown = true)
 }
+
+/** Shipping a Hadoop configuration to executors, as Spark's own file formats do. */
+object HadoopConfShipping {
+  /** A serializable function that returns `conf` on an executor, broadcast once per scan. */
+  def ship(sc: org.apache.spark.SparkContext,
+           conf: org.apache.hadoop.conf.Configuration): () => org.apache.hadoop.conf.Configuration = {
+    val shipped = org.apache.spark.util.SerializableConfiguration.broadcast(sc, conf)
+    () => shipped.value.value
+  }
+}

@@ -1,0 +1,38 @@
+package pysparkext.scan
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.execution.metric.SQLMetrics
+
+import pysparkext.{ExtConf, GuardedPlanRule}
+import pysparkext.variant.VariantGroupsAsStructsParquetFormat
+
+/**
+ * Puts a [[RowGroupMetricsExec]] above every Parquet scan that pushes data filters, and gives the
+ * scan a [[RowGroupCountingParquetFormat]] that feeds it. Only Spark's own Parquet format (and
+ * the extension's variant-struct variant of it) is wrapped: a format that subclasses it, such as
+ * a table format's, may read differently and is left alone. Scans without data filters read
+ * every row group, so they are not counted.
+ *
+ * Safe because the counting format reads exactly as the format it wraps and compares equal to
+ * it, and the node passes its child's output through. Runs before the columnar transitions, also
+ * once per adaptive query stage; a scan already counted is not wrapped twice.
+ */
+class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[SparkPlan] {
+  override protected def featureConf: String = ExtConf.RowGroupMetrics
+
+  override protected def rewrite(plan: SparkPlan): SparkPlan = plan.transformUp {
+    case s: FileSourceScanExec if s.dataFilters.nonEmpty && countable(s.relation.fileFormat) =>
+      val sc = session.sparkContext
+      val format = new RowGroupCountingParquetFormat(
+        s.relation.fileFormat.asInstanceOf[ParquetFileFormat],
+        SQLMetrics.createMetric(sc, "row groups read"),
+        SQLMetrics.createMetric(sc, "row groups skipped"))
+      RowGroupMetricsExec(s.copy(relation = s.relation.copy(fileFormat = format)(s.relation.sparkSession)))
+  }
+
+  private def countable(format: Any): Boolean = format != null &&
+    (format.getClass == classOf[ParquetFileFormat] ||
+      format.getClass == classOf[VariantGroupsAsStructsParquetFormat])
+}

@@ -1,0 +1,62 @@
+package pysparkext.scan
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.parquet.hadoop.util.HadoopInputFile
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, ParquetFooterReader}
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.pysparkext.HadoopConfShipping
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.StructType
+
+import pysparkext.report.RowGroups
+
+/**
+ * A Parquet format that reads exactly as `delegate` does and counts, per file split, the row
+ * groups the split holds and those its pushed filters keep on row-group statistics. The counts go
+ * to two SQL metrics that [[RowGroupMetricsExec]] shows above the scan.
+ *
+ * Counting reads the split's footer once more (a few kilobytes, no column data). It judges
+ * statistics exactly as Parquet's reader does; Parquet may skip more row groups using
+ * dictionaries, so "read" is an upper bound on what the reader decodes.
+ */
+class RowGroupCountingParquetFormat(
+    val delegate: ParquetFileFormat,
+    val rowGroupsRead: SQLMetric,
+    val rowGroupsSkipped: SQLMetric) extends ParquetFileFormat {
+
+  override def buildReaderWithPartitionValues(
+      sparkSession: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val readFile = delegate.buildReaderWithPartitionValues(sparkSession, dataSchema,
+      partitionSchema, requiredSchema, filters, options, hadoopConf)
+    val settings = RowGroups.FilterSettings.current
+    val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
+    val (read, skipped) = (rowGroupsRead, rowGroupsSkipped)
+    (file: PartitionedFile) => {
+      val c = conf()
+      val footer = ParquetFooterReader.readFooter(HadoopInputFile.fromPath(file.toPath, c),
+        ParquetFooterReader.buildFilter(c, file, false))
+      val (total, kept) = RowGroups.keptIn(footer, filters, settings)
+      read.add(kept.toLong)
+      skipped.add((total - kept).toLong)
+      readFile(file)
+    }
+  }
+
+  // Reads as the delegate does, so scans that differ only in their counters are the same scan
+  // (exchange and subquery reuse compare scans by their relation).
+  override def equals(other: Any): Boolean = other match {
+    case c: RowGroupCountingParquetFormat => c.delegate == delegate
+    case _ => false
+  }
+  override def hashCode(): Int = delegate.hashCode()
+}
