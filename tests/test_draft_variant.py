@@ -152,9 +152,10 @@ def read_schema(spark: SparkSession, query: str) -> str:
 
 def test_path_read_reads_only_that_path(spark: SparkSession, variants) -> None:
     schema = read_schema(spark, "SELECT variant_get(v, '$.user.name', 'string') FROM draft")
-    # Every file shreds user and user.name, so no residual above the leaf can hold the value.
+    # Every file shreds user and user.name, so no residual above the leaf can hold the value,
+    # and the leaf's own residual is null in every row group, so only typed_value is read.
     assert schema == ("struct<v:struct<object:struct<user:struct<object:struct<name:struct<"
-                      "untyped_value:binary,typed_value:string>>>>>>")
+                      "typed_value:string>>>>>>")
 
 
 def test_paths_read_through_aggregate_join_and_window(spark: SparkSession, variants) -> None:
@@ -167,6 +168,28 @@ def test_paths_read_through_aggregate_join_and_window(spark: SparkSession, varia
         for scan in pyspark_ext.explain_read_schema(df):
             assert "items" not in scan["read_schema"] and "price" not in scan["read_schema"], q
             assert "name" not in scan["read_schema"], q
+
+
+@pytest.mark.parametrize("statistics,schema", [
+    # untyped_value of `a` is null in every row group: only typed_value is read
+    (True, "struct<v:struct<object:struct<a:struct<typed_value:bigint>>>>"),
+    # without statistics nothing proves it null, so it is read
+    (False, "struct<v:struct<object:struct<a:struct<untyped_value:binary,typed_value:bigint>>>>"),
+])
+def test_residual_null_in_every_row_is_not_read(spark: SparkSession, tmp_path, statistics: bool,
+                                                 schema: str) -> None:
+    import pyarrow.parquet as pq
+    level = pa.struct([("untyped_value", pa.binary()), ("typed_value", pa.int64())])
+    column = pa.struct([("untyped_value", pa.binary()), ("object", pa.struct([("a", level)]))])
+    values = [{"untyped_value": None, "object": {"a": {"untyped_value": None, "typed_value": i}}}
+              for i in range(20)] + [None]
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"v": pa.array(values, type=column)}), path, write_statistics=statistics)
+    df = spark.read.schema("v VARIANT").parquet(path).selectExpr("v:a::bigint AS a", "v:a::string AS s")
+    [scan] = pyspark_ext.explain_read_schema(df)
+    assert scan["read_schema"] == schema
+    assert sorted(df.collect(), key=repr) == sorted(
+        [(i, str(i)) for i in range(20)] + [(None, None)], key=repr)
 
 
 def test_unshredded_field_reads_the_residual_only(spark: SparkSession, variants) -> None:

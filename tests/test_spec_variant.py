@@ -102,9 +102,31 @@ def read_schema(spark: SparkSession, query: str) -> list[str]:
 def test_path_read_reads_only_its_leaves(spark: SparkSession, spec) -> None:
     [schema] = read_schema(spark, f"SELECT variant_get(v, '$.user.name', 'string') FROM {spec['spec_one']}")
     # user and user.name are shredded, so neither the top-level nor user's residual can hold
-    # the value; the leaf's residual needs the column's metadata to decode.
+    # the value; the leaf's residual is null in every row group (statistics), so it is not read,
+    # and with no residual to decode neither is the column's metadata.
+    assert schema == ("struct<v:struct<typed_value:struct<user:struct<"
+                      "typed_value:struct<name:struct<typed_value:string>>>>>>")
+
+
+def test_residual_with_values_in_one_file_is_read(spark: SparkSession, tmp_path) -> None:
+    # user.name is a string in every row of one file and a number in some rows of the other:
+    # the number is in that file's residual, so the read takes the residual and the metadata.
+    texts = [f'{{"user": {{"name": "n{i}"}}}}' for i in range(50)]
+    odd = [f'{{"user": {{"name": {i}}}}}' if i % 10 == 0 else f'{{"user": {{"name": "m{i}"}}}}'
+           for i in range(50)]
+    table = tmp_path / "table"
+    for i, data in enumerate([texts, odd]):
+        df = spark.createDataFrame([(t,) for t in data], "j string").selectExpr("parse_json(j) AS v")
+        write_spec(spark, df, str(tmp_path / f"p{i}"), "struct<user: struct<name: string>>")
+        for f in (tmp_path / f"p{i}").glob("*.parquet"):
+            table.mkdir(exist_ok=True)
+            shutil.move(str(f), str(table / f"{i}-{f.name}"))
+    q = f"SELECT v:user.name::string AS n FROM {source(table)}"
+    [schema] = read_schema(spark, q)
     assert schema == ("struct<v:struct<metadata:binary,typed_value:struct<user:struct<"
                       "typed_value:struct<name:struct<value:binary,typed_value:string>>>>>>")
+    stock, ext = stock_and_ext(spark, q)
+    assert ext == stock and "('0',)" in ext
 
 
 def test_unshredded_field_reads_the_residual(spark: SparkSession, spec) -> None:

@@ -136,6 +136,48 @@ object DraftLayout {
 
   val ShreddedEverywhere = "pyspark_ext.shredded_in_every_file"
 
+  /**
+   * Marks each residual (`untyped_value` or `value`, outside arrays) that holds no value in any
+   * row of any file of a group: the file lacks it, or its row-group statistics count only nulls
+   * (`nullResiduals`, paths from the column root). A path read then never reads such a column,
+   * and need not read the spec layout's `metadata` either when it decodes no residual at all.
+   * `files` pairs each file's own stored type (None: the file lacks the column) with its null
+   * residuals.
+   */
+  def markNullEverywhere(
+      merged: StructType,
+      files: Seq[(Option[StructType], Set[Seq[String]])]): StructType = {
+    def has(t: Option[StructType], path: Seq[String]): Boolean = (t, path) match {
+      case (Some(s), Seq(last)) => s.fieldNames.contains(last)
+      case (Some(s), head +: rest) => s.find(_.name == head).map(_.dataType) match {
+        case Some(c: StructType) => has(Some(c), rest)
+        case _ => false
+      }
+      case _ => false
+    }
+    def level(s: StructType, at: Seq[String]): StructType = {
+      val shape = LevelShape.of(s)
+      StructType(s.fields.zipWithIndex.map {
+        case (f, i) if i == shape.untyped =>
+          val path = at :+ f.name
+          if (files.forall { case (t, nulls) => !has(t, path) || nulls.contains(path) }) {
+            withFlag(f, NullEverywhere)
+          } else f
+        case (f, i) if i == shape.obj => f.copy(dataType = StructType(
+          f.dataType.asInstanceOf[StructType].fields.map(c => c.dataType match {
+            case l: StructType => c.copy(dataType = level(l, at :+ f.name :+ c.name))
+            case _ => c
+          })))
+        case (f, _) => f
+      })
+    }
+    level(merged, Nil)
+  }
+
+  val NullEverywhere = "pyspark_ext.null_in_every_file"
+
+  def isNullEverywhere(f: StructField): Boolean = f.metadata.contains(NullEverywhere)
+
   def isShreddedEverywhere(f: StructField): Boolean = f.metadata.contains(ShreddedEverywhere)
 
   private def withFlag(f: StructField, key: String): StructField =

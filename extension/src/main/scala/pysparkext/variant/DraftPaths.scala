@@ -43,7 +43,7 @@ object DraftPaths {
             DraftLayout.isShreddedEverywhere(level(shape.array)))
         case _ => None
       }
-      if (!next.exists(_._2) && shape.untyped >= 0) {
+      if (!next.exists(_._2) && residual(level).isDefined) {
         places.prepend(part(cur, level, shape.untyped) -> segments.drop(i))
       }
       next match {
@@ -51,13 +51,21 @@ object DraftPaths {
         case None => complete = false
       }
     }
-    if (complete) places.prepend(cur -> Nil)
+    // A primitive leaf whose residual is null everywhere is read as its typed_value alone.
+    val leafPlace = if (cur eq root) cur else typedLeaf(cur) match {
+      case Some((typed, None)) => TypedOnly(typed)
+      case _ => cur
+    }
+    if (complete) places.prepend(leafPlace -> Nil)
     val rootType = root.dataType.asInstanceOf[StructType]
-    val dictionary = Some(DraftLayout.ordinal(rootType, SpecLayout.Metadata)).filter(_ >= 0)
+    val spec = SpecLayout.isSpec(rootType)
+    val dictionary = Some(DraftLayout.ordinal(rootType, SpecLayout.Metadata))
+      .filter(_ >= 0 && places.exists(p => decodes(p._1.dataType)))
       .map(part(root, rootType, _))
     val slow = DraftVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
-      targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined)
-    val leaf = if (complete && targetType != VariantType) typedLeaf(cur) else None
+      targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined,
+      spec = spec)
+    val leaf = if (complete && targetType != VariantType) typedLeaf(leafPlace) else None
     leaf.flatMap { case (typed, untyped) =>
       val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
       if (typed.dataType == targetType) Some(If(cond, typed, slow))
@@ -101,13 +109,46 @@ object DraftPaths {
    * ([[DraftSkipPredicates]]).
    */
   def typedLeaf(level: Expression): Option[(Expression, Option[Expression])] =
-    level.dataType match {
-      case s: StructType =>
+    (level, level.dataType) match {
+      case (TypedOnly(typed), _) => Some(typed -> None)
+      case (_, s: StructType) =>
         val shape = LevelShape.of(s)
         Some(shape).filter(sh => sh.isLeaf && sh.primitive >= 0).map(sh =>
-          part(level, s, sh.primitive) -> Some(sh.untyped).filter(_ >= 0).map(part(level, s, _)))
+          part(level, s, sh.primitive) -> residual(s).map(part(level, s, _)))
       case _ => None
     }
+
+  /**
+   * A primitive level of just its `typed_value`: null where the value is null (a missing value,
+   * as for a level read whole), else a struct of it.
+   */
+  object TypedOnly {
+    def apply(typed: Expression): Expression = {
+      val level = CreateNamedStruct(Seq(Literal(DraftLayout.Typed), typed))
+      If(IsNull(typed), Literal(null, level.dataType), level)
+    }
+
+    def unapply(e: Expression): Option[Expression] = e match {
+      case If(IsNull(t), Literal(null, _), CreateNamedStruct(Seq(Literal(_, _), typed))) if t == typed =>
+        Some(typed)
+      case _ => None
+    }
+  }
+
+  /** The ordinal of a level's residual, unless it is absent or null in every file. */
+  private def residual(level: StructType): Option[Int] =
+    Some(LevelShape.of(level).untyped).filter(u => u >= 0 && !DraftLayout.isNullEverywhere(level(u)))
+
+  /** True when reading a place may decode a residual binary (so the spec layout's dictionary). */
+  private def decodes(t: DataType): Boolean = t match {
+    case BinaryType => true
+    case s: StructType => s.fields.exists(f => f.dataType match {
+      case BinaryType => f.name != SpecLayout.Metadata && !DraftLayout.isNullEverywhere(f)
+      case other => decodes(other)
+    })
+    case ArrayType(e, _) => decodes(e)
+    case _ => false
+  }
 
   private def part(e: Expression, s: StructType, ordinal: Int): Expression =
     GetStructField(e, ordinal, Some(s(ordinal).name))

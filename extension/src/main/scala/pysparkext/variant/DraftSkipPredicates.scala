@@ -79,12 +79,11 @@ object DraftSkipPredicates extends GuardedRule {
 
     private def physical(g: DraftVariantGet): Option[Physical] = {
       if (g.remainingPaths.isEmpty || g.remainingPaths.head.nonEmpty) return None
-      val level = g.placeChildren.head
-      if (!isStructChain(level)) return None
       val others = g.placeChildren.tail
       if (!others.forall(isStructChain)) return None
-      DraftPaths.typedLeaf(level).filter { case (typed, _) => comparable(typed.dataType, g.targetType) }
-        .map { case (typed, own) => Physical(typed, own.toSeq ++ others, g.targetType) }
+      DraftPaths.typedLeaf(g.placeChildren.head).filter { case (typed, own) =>
+        isStructChain(typed) && own.forall(isStructChain) && comparable(typed.dataType, g.targetType)
+      }.map { case (typed, own) => Physical(typed, own.toSeq ++ others, g.targetType) }
     }
 
     /** The read's own type, or an integer column read as a wider integer. */

@@ -22,8 +22,9 @@ import org.apache.spark.unsafe.types.VariantVal
  * Values are cast by Spark's own `VariantGet.cast`, with the original expression's error mode and
  * time zone, so results and errors match decoding the whole variant.
  *
- * In the spec layout residuals hold value bytes only; `withDictionary` says the last child is the
- * column's `metadata`, which decodes them.
+ * In the spec layout (`spec`) residuals hold value bytes only; `withDictionary` says the last
+ * child is the column's `metadata`, which decodes them. A read whose every residual is null in
+ * every file (see [[DraftLayout.markNullEverywhere]]) decodes none and goes without it.
  */
 case class DraftVariantGet(
     children: Seq[Expression],
@@ -33,7 +34,8 @@ case class DraftVariantGet(
     column: String,
     path: String,
     timeZoneId: Option[String] = None,
-    withDictionary: Boolean = false)
+    withDictionary: Boolean = false,
+    spec: Boolean = false)
   extends Expression with TimeZoneAwareExpression {
 
   private def places: Int = if (withDictionary) children.length - 1 else children.length
@@ -43,7 +45,7 @@ case class DraftVariantGet(
 
   @transient private lazy val levels: IndexedSeq[DraftLevel] = children.toIndexedSeq.map { c =>
     c.dataType match {
-      case s: StructType => DraftLevel.of(s, spec = withDictionary)
+      case s: StructType => DraftLevel.of(s, spec)
       case _ => null
     }
   }
@@ -109,7 +111,7 @@ case class DraftVariantGet(
       Left(row.get(level.typed, targetType))
     } else if (typedOnly && targetType != VariantType) {
       Left(VariantGet.cast(TypedValue.toVariant(level.typedType, row.get(level.typed, level.typedType),
-        keepScale = withDictionary),
+        keepScale = spec),
         targetType, castArgs))
     } else {
       Right(DraftLevel.build(level, row, column, path, dictionary))

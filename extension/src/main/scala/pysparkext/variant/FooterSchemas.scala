@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
 import org.apache.parquet.format.converter.ParquetMetadataConverter
+import org.apache.parquet.hadoop.metadata.{ColumnPath, ParquetMetadata}
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, PrimitiveType, Type}
 import org.apache.parquet.schema.LogicalTypeAnnotation.{DecimalLogicalTypeAnnotation, IntLogicalTypeAnnotation}
@@ -27,7 +28,15 @@ import org.apache.spark.sql.types.StructType
  * the caller rejects them instead.
  */
 object FooterSchemas {
-  final case class FileSchema(schema: StructType, unsupported: Map[String, String])
+  /**
+   * `nullResiduals`: per top-level column (lower case), the paths inside it (Parquet field names,
+   * outside lists) of residual binaries (`untyped_value`, `value`) that hold no value in any row
+   * of the file, by its row-group statistics.
+   */
+  final case class FileSchema(
+      schema: StructType,
+      unsupported: Map[String, String],
+      nullResiduals: Map[String, Set[Seq[String]]] = Map.empty)
 
   private val MaxEntries = 100000
   private val cache = new ConcurrentHashMap[(String, Long, Long), FileSchema]()
@@ -37,7 +46,7 @@ object FooterSchemas {
     val hit = cache.get(key)
     if (hit != null) return hit
     val footer = ParquetFooterReader.readFooter(
-      HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.SKIP_ROW_GROUPS)
+      HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.NO_FILTER)
     val message = footer.getFileMetaData.getSchema
     // Variant-annotated groups are shown as their physical structs, so the caller sees how each
     // file shreds them.
@@ -47,10 +56,31 @@ object FooterSchemas {
     val unsupported = message.getFields.asScala.collect {
       case g: GroupType if !g.isPrimitive => g.getName -> badTypedLeaves(g, g.getName)
     }.collect { case (name, bad) if bad.nonEmpty => name -> bad.mkString("; ") }.toMap
-    val result = FileSchema(schema, unsupported)
+    val result = FileSchema(schema, unsupported, nullResiduals(footer))
     if (cache.size > MaxEntries) cache.clear()
     cache.put(key, result)
     result
+  }
+
+  /**
+   * Residual binaries with a null count equal to the value count in every row group. Without
+   * statistics (or with none for the null count) a column counts as possibly non-null.
+   */
+  private def nullResiduals(footer: ParquetMetadata): Map[String, Set[Seq[String]]] = {
+    val residuals = footer.getFileMetaData.getSchema.getColumns.asScala.filter { d =>
+      d.getMaxRepetitionLevel == 0 && d.getPath.length > 1 &&
+        d.getPrimitiveType.getPrimitiveTypeName == PrimitiveTypeName.BINARY &&
+        (d.getPath.last == DraftLayout.Untyped || d.getPath.last == SpecLayout.Value)
+    }.map(d => ColumnPath.get(d.getPath: _*))
+    if (residuals.isEmpty) return Map.empty
+    val chunks = footer.getBlocks.asScala.map(_.getColumns.asScala.map(c => c.getPath -> c).toMap)
+    residuals.filter { path =>
+      chunks.forall(_.get(path).exists { c =>
+        val stats = c.getStatistics
+        stats != null && stats.isNumNullsSet && stats.getNumNulls == c.getValueCount
+      })
+    }.map(_.toArray.toSeq).groupBy(_.head.toLowerCase(java.util.Locale.ROOT))
+      .map { case (column, paths) => column -> paths.map(_.tail).toSet }
   }
 
   private def badTypedLeaves(t: Type, at: String): Seq[String] = t match {

@@ -64,7 +64,7 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
   private def layouts(
       fs: HadoopFsRelation,
       columns: Seq[String],
-      table: Option[String]): Seq[(FileStatus, Seq[Stored])] = {
+      table: Option[String]): Seq[(FileStatus, Seq[Stored], Seq[Set[Seq[String]]])] = {
     val conf = session.sessionState.newHadoopConfWithOptions(fs.options)
     val files = fs.location.listFiles(Nil, Nil).flatMap(_.files).map(_.fileStatus)
     val schemas = files.map { status =>
@@ -87,7 +87,8 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       }
     schemas.map { case (status, schema) =>
       val file = status.getPath.toString
-      status -> columns.map { c =>
+      val nulls = columns.map(c => schema.nullResiduals.getOrElse(c.toLowerCase(java.util.Locale.ROOT), Set.empty[Seq[String]]))
+      (status, columns.map { c =>
         val name = label(table, c)
         def supported(t: StructType): Shredded = {
           schema.unsupported.find(_._1.equalsIgnoreCase(c)).foreach { case (_, what) =>
@@ -110,7 +111,7 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
             s"the column is ${t.sql} in this file, which is not a variant layout")
           case None => Absent
         }
-      }
+      }, nulls)
     }
   }
 
@@ -131,8 +132,16 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       fs: HadoopFsRelation,
       columns: Seq[String],
       table: Option[String]): LogicalPlan = {
-    val found = layouts(fs, columns, table)
+    val footers = layouts(fs, columns, table)
+    val found = footers.map { case (status, types, _) => status -> types }
     if (!found.exists(_._2.exists(_.isInstanceOf[Shredded]))) return r
+    // What each file itself stores (None where it lacks the column) and its all-null residuals.
+    val own = footers.map { case (status, types, nulls) =>
+      status.getPath -> types.zip(nulls).map {
+        case (Shredded(t), n) => (Some(t), n)
+        case (_, n) => (None, n)
+      }
+    }.toMap
     // An inferred draft column absent from some file is read there as its inferred (all-null)
     // struct, so every branch presents the column the same way.
     val inferred: Seq[Stored] = columns.map { c =>
@@ -162,7 +171,8 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
             case Shredded(t) => Some(t)
             case _ => None
           })
-          Some(DraftLayout.markShreddedEverywhere(m, having))
+          Some(DraftLayout.markNullEverywhere(DraftLayout.markShreddedEverywhere(m, having),
+            files.map(f => own(f.getPath)(c))))
         case _ => None
       } -> files
     }
