@@ -36,10 +36,21 @@ VARIANT_SKIPPING = Setting(
     "Add predicates on shredded typed/untyped leaves next to filters on variant paths, so Parquet "
     "skips row groups whose statistics rule the filter out (only where that is safe).")
 ROW_GROUP_METRICS = Setting(
-    "spark.pyspark_ext.metrics.rowGroups.enabled", "true",
-    "Count, as SQL metrics on a RowGroupMetrics node above each Parquet scan that pushes filters, "
-    "the row groups the scan read and skipped (judged on row-group statistics). Costs one extra "
-    "footer read per file split.")
+    "spark.pyspark_ext.metrics.rowGroups.enabled", "false",
+    "Count, as SQL metrics on a RowGroupMetrics node above each scan of shredded variant columns "
+    "that pushes filters, the row groups the scan read and skipped (judged on row-group "
+    "statistics). Off by default: it re-reads each file split's footer, which costs a selective "
+    "query over 20 wide files about 0.2 s.")
+ROW_GROUP_METRICS_ALL_SCANS = Setting(
+    "spark.pyspark_ext.metrics.rowGroups.allScans", "false",
+    "Count row groups on every Parquet scan that pushes filters, not only on shredded variant "
+    "scans. Off by default: for very wide schemas the extra footer read costs as much as reading "
+    "a few leaves.")
+NESTED_LEAVES_AS_COLUMNS = Setting(
+    "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled", "true",
+    "Read nested struct fields of vectorized Parquet scans (v.a.b under a projection or filter "
+    "over the scan) as top-level columns: the field's own vector, so generated code reads it "
+    "as fast as a flat column.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "false",
     "When true, an internal error in a rule fails the query. When false, the rule logs a warning "
@@ -50,4 +61,4 @@ FORCE_FAILURE = Setting(
 
 ALL: tuple[Setting, ...] = (
     ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
-    ROW_GROUP_METRICS, STRICT, FORCE_FAILURE)
+    ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS, STRICT, FORCE_FAILURE)

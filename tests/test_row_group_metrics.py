@@ -20,6 +20,13 @@ ROWS, GROUP = 2000, 100
 METRICS = "spark.pyspark_ext.metrics.rowGroups.enabled"
 
 
+@pytest.fixture(autouse=True)
+def _all_scans(spark: SparkSession):
+    # Metrics are opt-in; a plain table's scans are counted only with allScans.
+    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.allScans": "true", METRICS: "true"}):
+        yield
+
+
 @pytest.fixture(scope="module")
 def table(spark: SparkSession, tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("row_group_metrics") / "t.parquet")
@@ -66,10 +73,20 @@ def test_metrics_count_again_on_every_run(spark: SparkSession, table: str) -> No
         assert (scan["row_groups_read_metric"], scan["row_groups_skipped_metric"]) == (2, 18)
 
 
-def test_switch_and_unfiltered_scans(spark: SparkSession, table: str) -> None:
-    with confs(spark, {METRICS: "false"}):
+def test_metrics_are_off_by_default(spark: SparkSession, table: str) -> None:
+    spark.conf.unset(METRICS)
+    try:
         _, (scan,), plan = _run(spark, f"SELECT k FROM parquet.`{table}` WHERE k < 150")
+    finally:
+        spark.conf.set(METRICS, "true")
     assert "RowGroupMetrics" not in plan and "row_groups_read_metric" not in scan
+
+
+def test_switch_and_unfiltered_scans(spark: SparkSession, table: str) -> None:
+    for off in ({METRICS: "false"}, {"spark.pyspark_ext.metrics.rowGroups.allScans": "false"}):
+        with confs(spark, off):
+            _, (scan,), plan = _run(spark, f"SELECT k FROM parquet.`{table}` WHERE k < 150")
+        assert "RowGroupMetrics" not in plan and "row_groups_read_metric" not in scan
     _, (scan,), plan = _run(spark, f"SELECT k FROM parquet.`{table}`")
     assert "RowGroupMetrics" not in plan and "row_groups_read_metric" not in scan
 

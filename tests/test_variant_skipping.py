@@ -60,6 +60,12 @@ def _write(spark: SparkSession, df, path: str, layout: str, narrow: bool = False
             .option("parquet.page.row.count.limit", GROUP).parquet(path)
 
 
+@pytest.fixture(autouse=True)
+def _row_group_metrics(spark: SparkSession):
+    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
+        yield
+
+
 @pytest.fixture(scope="module")
 def tables(spark: SparkSession, tmp_path_factory):
     base = tmp_path_factory.mktemp("skipping")

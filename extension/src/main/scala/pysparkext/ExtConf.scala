@@ -19,8 +19,12 @@ object ExtConf {
   val InferDraftLayout = "spark.pyspark_ext.variant.inferDraftLayout"
   /** Row-group skipping predicates for filters on shredded variant paths. */
   val VariantSkipping = "spark.pyspark_ext.variant.skipping.enabled"
-  /** SQL metrics of row groups read and skipped on Parquet scans that push filters. */
+  /** SQL metrics of row groups read and skipped on scans of shredded variant columns (off by default). */
   val RowGroupMetrics = "spark.pyspark_ext.metrics.rowGroups.enabled"
+  /** The same metrics on every Parquet scan that pushes filters. */
+  val RowGroupMetricsAllScans = "spark.pyspark_ext.metrics.rowGroups.allScans"
+  /** Nested struct fields of vectorized Parquet scans read as top-level columns. */
+  val NestedLeavesAsColumns = "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled"
   /** When true an internal error in a rule fails the query instead of falling back. */
   val Strict = "spark.pyspark_ext.strict"
   /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */

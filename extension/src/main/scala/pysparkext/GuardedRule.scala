@@ -26,13 +26,16 @@ abstract class GuardedPlanRule[P <: QueryPlan[P]] extends Rule[P] with Logging {
   /** The conf that switches this feature on; defaults to true. */
   protected def featureConf: String
 
+  /** The feature switch's value when it is not set. */
+  protected def featureDefault: Boolean = true
+
   protected def rewrite(plan: P): P
 
   /** False for rules whose purpose is to change what a relation presents (analysis rules). */
   protected def preservesSchema: Boolean = true
 
   final override def apply(plan: P): P = {
-    if (!ExtConf.enabled || !ExtConf.bool(featureConf, default = true)) return plan
+    if (!ExtConf.enabled || !ExtConf.bool(featureConf, featureDefault)) return plan
     try {
       if (ExtConf.forceFailure) {
         throw new IllegalStateException(s"forced failure (${ExtConf.ForceFailure}=true)")

@@ -3,10 +3,11 @@ package pysparkext
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
-import org.apache.spark.sql.execution.ColumnarRule
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import pysparkext.pruning.WholePlanSchemaPruning
-import pysparkext.scan.InsertRowGroupMetrics
+import pysparkext.scan.{InsertRowGroupMetrics, NestedLeavesAsColumns}
 import pysparkext.variant.{DraftSkipPredicates, ResolveDraftVariantRelations, RewriteDraftVariantPaths, ShredDraftVariant}
 
 /**
@@ -18,7 +19,8 @@ import pysparkext.variant.{DraftSkipPredicates, ResolveDraftVariantRelations, Re
  *   row-group skipping predicates, then whole-plan nested schema pruning. Pre-CBO runs after operator optimisation (column pruning, predicate push-down
  *   and subquery optimisation have shaped the plan) and right before Spark's own "Early Filter and
  *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
- * - Physical planning: Parquet scans that push filters count the row groups they read and skip.
+ * - Physical planning: nested fields of vectorized Parquet scans are read as top-level columns;
+ *   scans of shredded variants that push filters count the row groups they read and skip.
  * - Functions: `shred_variant(v, 'schema')` writes the draft layout.
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
@@ -28,7 +30,10 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPreCBORule(_ => DraftSkipPredicates)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
     extensions.injectColumnar(session => new ColumnarRule {
-      override def preColumnarTransitions = new InsertRowGroupMetrics(session)
+      private val metrics = new InsertRowGroupMetrics(session)
+      override def preColumnarTransitions: Rule[SparkPlan] = new Rule[SparkPlan] {
+        override def apply(plan: SparkPlan): SparkPlan = metrics(NestedLeavesAsColumns(plan))
+      }
     })
     extensions.injectFunction((
       FunctionIdentifier("shred_variant"),

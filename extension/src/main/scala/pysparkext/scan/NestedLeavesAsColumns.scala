@@ -1,0 +1,90 @@
+package pysparkext.scan
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression, GetStructField, NamedExpression}
+import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, ProjectExec, SparkPlan}
+import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+
+import pysparkext.{ExtConf, GuardedPlanRule}
+
+/**
+ * Reads nested struct fields of a vectorized Parquet scan as top-level columns: under a
+ * projection (and its filter) or an aggregate straight over the scan, every maximal chain of
+ * struct field extractions from a scan column, `v.a.b`, becomes a column of a
+ * [[NestedLeafColumnsExec]] that hands the field's own vector on. Generated code then reads it as
+ * a flat column.
+ *
+ * Safe because the node presents exactly the values (and nulls) the extraction chain returns;
+ * only vectorized Parquet scans, whose struct vectors have that shape, and unbucketed ones (whose
+ * partitioning does not depend on the columns) are rewritten. The operators rewritten define
+ * their own output, so the columns they no longer need can be dropped. Runs before the columnar
+ * transitions, so Spark puts the row conversion above the new node.
+ */
+object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
+  override protected def featureConf: String = ExtConf.NestedLeavesAsColumns
+
+  override protected def rewrite(plan: SparkPlan): SparkPlan = plan.transformDown {
+    case p @ ProjectExec(_, f @ FilterExec(_, s: FileSourceScanExec)) if eligible(s) =>
+      over(s, p.expressions ++ f.expressions).map { case (node, replace) =>
+        replace(p).withNewChildren(Seq(replace(f).withNewChildren(Seq(node))))
+      }.getOrElse(p)
+    case p @ (_: ProjectExec | _: BaseAggregateExec) if p.children.length == 1 &&
+        (p.children.head match { case s: FileSourceScanExec => eligible(s); case _ => false }) =>
+      val s = p.children.head.asInstanceOf[FileSourceScanExec]
+      over(s, p.expressions).map { case (node, replace) =>
+        replace(p).withNewChildren(Seq(node))
+      }.getOrElse(p)
+  }
+
+  private def eligible(s: FileSourceScanExec): Boolean =
+    s.supportsColumnar && !s.bucketedScan && s.relation.fileFormat.isInstanceOf[ParquetFileFormat]
+
+  /** A chain of struct field extractions from an attribute: (attribute, ordinals). */
+  private def chain(e: Expression): Option[(Attribute, List[Int])] = e match {
+    case GetStructField(a: Attribute, o, _) => Some(a -> List(o))
+    case GetStructField(c, o, _) => chain(c).map { case (a, os) => a -> (os :+ o) }
+    case _ => None
+  }
+
+  /**
+   * The node over `scan`, and how to rewrite an operator's expressions onto it, if `exprs`
+   * extract any nested field. Chains start only at data columns that the reader fills as
+   * writable vectors (not file metadata or partition values).
+   */
+  private def over(
+      scan: FileSourceScanExec,
+      exprs: Seq[Expression]): Option[(SparkPlan, SparkPlan => SparkPlan)] = {
+    val output = scan.output
+    val types = scan.vectorTypes.getOrElse(return None)
+    val data = scan.requiredSchema.fieldNames.toSet
+    def root(a: Attribute): Int = {
+      val i = output.indexWhere(_.exprId == a.exprId)
+      if (i >= 0 && i < types.length && data.contains(a.name) &&
+        (types(i).endsWith("OnHeapColumnVector") || types(i).endsWith("OffHeapColumnVector"))) i
+      else -1
+    }
+    def key(g: GetStructField): Option[(Int, List[Int])] =
+      chain(g).map { case (a, ords) => root(a) -> ords }.filter(_._1 >= 0)
+    val leaves = mutable.LinkedHashMap.empty[(Int, List[Int]), NestedLeaf]
+    exprs.foreach(_.foreach {
+      case g: GetStructField => key(g).foreach(k => leaves.getOrElseUpdate(k, NestedLeaf(
+        AttributeReference(g.sql.replaceAll("[^A-Za-z0-9_.]", "_"), g.dataType, nullable = true)(),
+        k._1, k._2)))
+      case _ =>
+    })
+    if (leaves.isEmpty) return None
+    // Outermost chains first (transformDown), so a chain is replaced whole.
+    val replace: SparkPlan => SparkPlan = _.transformExpressionsDown {
+      case g: GetStructField if key(g).exists(leaves.contains) => leaves(key(g).get).attribute
+    }
+    val rewritten = exprs.map(_.transformDown {
+      case g: GetStructField if key(g).exists(leaves.contains) => leaves(key(g).get).attribute
+    })
+    val used = rewritten.flatMap(_.references.map(_.exprId)).toSet
+    val kept = output.indices.filter(i => used.contains(output(i).exprId))
+    val usedLeaves = leaves.values.filter(l => used.contains(l.attribute.exprId)).toSeq
+    Some(NestedLeafColumnsExec(scan, kept, usedLeaves) -> replace)
+  }
+}
