@@ -52,7 +52,8 @@ def session() -> SparkSession:
     return spark
 
 
-def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
+def run(suite: str, scale: int | None, out: Path, repeat: int | None,
+        datasets: tuple[str, ...] = ("sorted", "unsorted")) -> Path:
     spark = session()
     metrics = InputBytes(spark)
     results, overhead, scaling = [], [], []
@@ -60,18 +61,21 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None) -> Path:
     rows, reps = scale or rows, repeat or reps
     variant, writers = [], {}
     if suite == "path-limit":
-        # Only the draft layout against the flat table, many repeats: the physical-limit check.
+        # The extension's shredded forms against the flat table only: the physical-limit check.
         variant_rows = scale or VARIANT_SUITES["variant"][0]
-        for kind in ("sorted", "unsorted"):
-            variant_data.register(spark, variant_data.variant_events(spark, variant_rows, kind == "sorted"))
+        for kind in datasets:
+            paths = variant_data.variant_events(spark, variant_rows, kind == "sorted")
+            paths["spec_forced"] = variant_data.spec_forced(spark, paths)
+            variant_data.register(spark, paths)
             for name, q in variant_queries.queries(variant_rows).items():
                 print(f"[path-limit/{kind}] {name}", flush=True)
-                variant.append(run_variant_query(spark, metrics, kind, name, q, repeat or 11,
-                                                 configs=["draft_ext", "flat"]))
+                variant.append(run_variant_query(
+                    spark, metrics, kind, name, q, repeat or 11,
+                    configs=["draft_ext", "spec_forced_ext", "spec_ext", "flat"]))
     if suite == "spec":
         # Spark's own shredded files, stock Spark 4.3 against the extension and the flat table.
         variant_rows = scale or VARIANT_SUITES["variant"][0]
-        for kind in ("sorted", "unsorted"):
+        for kind in datasets:
             paths = variant_data.variant_events(spark, variant_rows, kind == "sorted")
             paths["spec_forced"] = variant_data.spec_forced(spark, paths)
             variant_data.register(spark, paths)
@@ -132,9 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--scale", type=int, default=None, help="rows of the nested event log")
     r.add_argument("--repeat", type=int, default=None, help="timed runs per query and mode")
     r.add_argument("--out", default=None, help="output directory (default benchmarks/out/<suite>)")
+    r.add_argument("--dataset", default="both", choices=["sorted", "unsorted", "both"],
+                   help="variant datasets of the path-limit and spec suites")
     args = parser.parse_args(argv)
     out = Path(args.out or Path(__file__).resolve().parent / "out" / args.suite)
-    print(f"results in {run(args.suite, args.scale, out, args.repeat)}")
+    datasets = ("sorted", "unsorted") if args.dataset == "both" else (args.dataset,)
+    print(f"results in {run(args.suite, args.scale, out, args.repeat, datasets)}")
     return 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from pyspark.sql import SparkSession
+from pyspark.sql import Row, SparkSession
 
 from tests.differential import ENABLED, confs
 
@@ -65,3 +65,26 @@ def test_nulls_at_every_level(spark: SparkSession, nested: str) -> None:
     assert [tuple(r) for r in rows] == [
         (0, None, None), (1, None, None), (2, None, "x"), (3, 3, None),
         (4, None, None), (5, None, None), (6, None, "x"), (7, 7, None)]
+
+
+def test_field_missing_from_a_file(spark: SparkSession, tmp_path) -> None:
+    # Spark marks a column a file lacks as one all-null vector and never fills its fields.
+    full = pa.struct([("a", pa.struct([("b", pa.int64()), ("c", pa.string())])), ("d", pa.float64())])
+    pq.write_table(pa.table({"k": [1, 2], "s": pa.array([{"a": {"b": 1, "c": "x"}, "d": 1.0},
+                                                          {"a": None, "d": 2.0}], type=full)}),
+                   str(tmp_path / "full.parquet"))
+    pq.write_table(pa.table({"k": [3, 4], "s": pa.array([{"d": 3.0}, None],
+                                                        type=pa.struct([("d", pa.float64())]))}),
+                   str(tmp_path / "part.parquet"))
+    pq.write_table(pa.table({"k": [5]}), str(tmp_path / "none.parquet"))
+    df = spark.read.schema("k bigint, s struct<a: struct<b: bigint, c: string>, d: double>") \
+        .parquet(str(tmp_path))
+    df.createOrReplaceTempView("missing_fields")
+    sql = "SELECT k, s.a.b, s.a.c, s.d FROM missing_fields"
+    on, plan = _rows(spark, sql)
+    with confs(spark, {RULE: "false"}):
+        off, _ = _rows(spark, sql)
+    assert on == off == sorted(repr(Row(k=k, b=b, c=c, d=d)) for k, b, c, d in [
+        (1, 1, "x", 1.0), (2, None, None, 2.0), (3, None, None, 3.0), (4, None, None, None),
+        (5, None, None, None)])
+    assert "NestedLeafColumns" in plan

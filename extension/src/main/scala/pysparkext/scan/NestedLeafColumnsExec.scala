@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 /**
@@ -20,8 +21,9 @@ final case class NestedLeaf(attribute: Attribute, column: Int, ordinals: Seq[Int
  *
  * Exact because a struct field's vector in Spark's vectorized Parquet reader is aligned row for
  * row with its parent and null wherever any ancestor is null (its definition level says so), which
- * is what the chain of field extractions returns. Only the child's columns still referenced above
- * are passed on.
+ * is what the chain of field extractions returns. The exception is a column a file lacks: Spark
+ * marks that one vector all-null and leaves its fields unfilled, so fields under it are served
+ * as nulls here. Only the child's columns still referenced above are passed on.
  */
 case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[NestedLeaf])
   extends UnaryExecNode {
@@ -41,6 +43,22 @@ case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[N
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
     val (keep, fields) = (kept.toArray, leaves.map(l => (l.column, l.ordinals.toArray)).toArray)
     child.executeColumnar().mapPartitions({ batches =>
+      // A column missing from a file is one all-null vector whose fields are never filled, so a
+      // field under it is served from a vector of nulls instead (one per field, reused).
+      val nullVectors = new Array[OnHeapColumnVector](fields.length)
+      val nullRows = new Array[Int](fields.length)
+      def allNull(v: ColumnVector): Boolean = v match {
+        case w: WritableColumnVector => w.isAllNull
+        case _ => false
+      }
+      def nulls(j: Int, t: org.apache.spark.sql.types.DataType, rows: Int): ColumnVector = {
+        if (nullVectors(j) == null || nullRows(j) < rows) {
+          nullRows(j) = math.max(rows, 1)
+          nullVectors(j) = new OnHeapColumnVector(nullRows(j), t)
+          nullVectors(j).putNulls(0, nullRows(j))
+        }
+        nullVectors(j)
+      }
       batches.map { b =>
         val columns = new Array[ColumnVector](keep.length + fields.length)
         var i = 0
@@ -48,8 +66,9 @@ case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[N
         var j = 0
         while (j < fields.length) {
           var v = b.column(fields(j)._1)
-          fields(j)._2.foreach(o => v = v.getChild(o))
-          columns(i + j) = v
+          var missing = allNull(v)
+          fields(j)._2.foreach { o => v = v.getChild(o); missing ||= allNull(v) }
+          columns(i + j) = if (missing) nulls(j, v.dataType, b.numRows()) else v
           j += 1
         }
         new ColumnarBatch(columns, b.numRows())

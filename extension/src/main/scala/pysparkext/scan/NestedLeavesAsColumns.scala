@@ -62,7 +62,7 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
     def root(a: Attribute): Int = {
       val i = output.indexWhere(_.exprId == a.exprId)
       if (i >= 0 && i < types.length && data.contains(a.name) &&
-        (types(i).endsWith("OnHeapColumnVector") || types(i).endsWith("OffHeapColumnVector"))) i
+        types(i).endsWith("OnHeapColumnVector")) i
       else -1
     }
     def key(g: GetStructField): Option[(Int, List[Int])] =
