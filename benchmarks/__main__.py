@@ -53,7 +53,7 @@ def session() -> SparkSession:
 
 
 def run(suite: str, scale: int | None, out: Path, repeat: int | None,
-        datasets: tuple[str, ...] = ("sorted", "unsorted")) -> Path:
+        kinds: tuple[str, ...] = ("sorted", "unsorted")) -> Path:
     spark = session()
     metrics = InputBytes(spark)
     results, overhead, scaling = [], [], []
@@ -63,7 +63,7 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None,
     if suite == "path-limit":
         # The extension's shredded forms against the flat table only: the physical-limit check.
         variant_rows = scale or VARIANT_SUITES["variant"][0]
-        for kind in datasets:
+        for kind in kinds:
             paths = variant_data.variant_events(spark, variant_rows, kind == "sorted")
             paths["spec_forced"] = variant_data.spec_forced(spark, paths)
             variant_data.register(spark, paths)
@@ -75,7 +75,7 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None,
     if suite == "spec":
         # Spark's own shredded files, stock Spark 4.3 against the extension and the flat table.
         variant_rows = scale or VARIANT_SUITES["variant"][0]
-        for kind in datasets:
+        for kind in kinds:
             paths = variant_data.variant_events(spark, variant_rows, kind == "sorted")
             paths["spec_forced"] = variant_data.spec_forced(spark, paths)
             variant_data.register(spark, paths)
@@ -140,8 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="variant datasets of the path-limit and spec suites")
     args = parser.parse_args(argv)
     out = Path(args.out or Path(__file__).resolve().parent / "out" / args.suite)
-    datasets = ("sorted", "unsorted") if args.dataset == "both" else (args.dataset,)
-    print(f"results in {run(args.suite, args.scale, out, args.repeat, datasets)}")
+    kinds = ("sorted", "unsorted") if args.dataset == "both" else (args.dataset,)
+    print(f"results in {run(args.suite, args.scale, out, args.repeat, kinds)}")
     return 0
 
 
