@@ -11,8 +11,8 @@ import pysparkext.variant.{DraftLayout, VariantGroupsAsStructsParquetFormat}
 /**
  * Puts a [[RowGroupMetricsExec]] above Parquet scans that push data filters, and gives the scan a
  * [[RowGroupCountingParquetFormat]] that feeds it. Off by default ([[ExtConf.RowGroupMetrics]]).
- * Only scans of shredded variant columns are counted, where the extension's skip predicates decide what is read; with
- * [[ExtConf.RowGroupMetricsAllScans]] every such Parquet scan is. (Counting re-reads each split's
+ * Only scans of shredded variant columns are counted, where the extension's skip predicates
+ * decide what is read; with [[ExtConf.RowGroupMetricsAllScans]] every such Parquet scan is. (Counting re-reads each split's
  * footer, which for very wide schemas costs as much as reading a few leaves, so it is not
  * imposed on every query.) Only Spark's own Parquet format (and the extension's variant-struct
  * variant of it) is wrapped: a format that subclasses it, such as a table format's, may read

@@ -75,13 +75,13 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       case _ =>
     })
     if (leaves.isEmpty) return None
-    // Outermost chains first (transformDown), so a chain is replaced whole.
-    val replace: SparkPlan => SparkPlan = _.transformExpressionsDown {
-      case g: GetStructField if key(g).exists(leaves.contains) => leaves(key(g).get).attribute
+    // Applied top-down, so the outermost chain is replaced whole.
+    val toLeaf: PartialFunction[Expression, Expression] = Function.unlift {
+      case g: GetStructField => key(g).flatMap(leaves.get).map(_.attribute)
+      case _ => None
     }
-    val rewritten = exprs.map(_.transformDown {
-      case g: GetStructField if key(g).exists(leaves.contains) => leaves(key(g).get).attribute
-    })
+    val replace: SparkPlan => SparkPlan = _.transformExpressionsDown(toLeaf)
+    val rewritten = exprs.map(_.transformDown(toLeaf))
     val used = rewritten.flatMap(_.references.map(_.exprId)).toSet
     val kept = output.indices.filter(i => used.contains(output(i).exprId))
     val usedLeaves = leaves.values.filter(l => used.contains(l.attribute.exprId)).toSeq

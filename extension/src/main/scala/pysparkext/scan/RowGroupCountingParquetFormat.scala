@@ -19,7 +19,8 @@ import pysparkext.report.RowGroups
  * groups the split holds and those its pushed filters keep on row-group statistics. The counts go
  * to two SQL metrics that [[RowGroupMetricsExec]] shows above the scan.
  *
- * Counting reads the split's footer once more (a few kilobytes, no column data). It judges
+ * Counting reads the split's footer once more (no column data, but a wide file's footer is
+ * large: see [[InsertRowGroupMetrics]] for what that costs). It judges
  * statistics exactly as Parquet's reader does; Parquet may skip more row groups using
  * dictionaries, so "read" is an upper bound on what the reader decodes.
  */
