@@ -88,3 +88,23 @@ def test_field_missing_from_a_file(spark: SparkSession, tmp_path) -> None:
         (1, 1, "x", 1.0), (2, None, None, 2.0), (3, None, None, 3.0), (4, None, None, None),
         (5, None, None, None)])
     assert "NestedLeafColumns" in plan
+
+
+def test_variant_path_with_a_residual_reads_two_leaves(spark: SparkSession, tmp_path) -> None:
+    # A shredded int path where some rows hold strings: the read uses the path's typed_value and
+    # untyped_value as two plain columns, never the level struct around them.
+    import pyspark_ext
+
+    values = [f'{{"u": {{"id": {i}}}}}' if i % 7 else f'{{"u": {{"id": "{i}"}}}}' for i in range(300)]
+    values += ['{"u": {}}', '{"u": null}', "null", '{"x": 1}']
+    df = spark.createDataFrame([(v,) for v in values], "j string").selectExpr("parse_json(j) AS v")
+    pyspark_ext.shred(df, "v", "u struct<id bigint>").write.parquet(str(tmp_path / "t"))
+    sql = f"SELECT sum(variant_get(v, '$.u.id', 'int')), count(try_variant_get(v, '$.u.id', 'bigint')) " \
+          f"FROM parquet.`{tmp_path / 't'}`"
+    on, plan = _rows(spark, sql)
+    truth = sorted(map(repr, df.selectExpr("sum(variant_get(v, '$.u.id', 'int'))",
+                                           "count(try_variant_get(v, '$.u.id', 'bigint'))").collect()))
+    assert on == truth
+    leaves = plan[plan.index("NestedLeafColumns"):].split("\n")[0]
+    assert "_typed_value_" in leaves and "_untyped_value_" in leaves, leaves
+    assert "_id_#" not in leaves, leaves

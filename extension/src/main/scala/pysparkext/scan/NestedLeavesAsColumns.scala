@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference,
 import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 
@@ -38,8 +39,16 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       }.getOrElse(p)
   }
 
-  private def eligible(s: FileSourceScanExec): Boolean =
+  private def eligible(s: FileSourceScanExec): Boolean = rowAlignedStructs &&
     s.supportsColumnar && !s.bucketedScan && s.relation.fileFormat.isInstanceOf[ParquetFileFormat]
+
+  /**
+   * Spark 4.3's struct vectors hold a child value at every row of the struct. Builds whose
+   * vectors store children only for non-null structs (they have `putStruct`) would make a field
+   * vector's row numbers differ from the batch's, so there the rule stays off.
+   */
+  private lazy val rowAlignedStructs: Boolean =
+    !classOf[WritableColumnVector].getMethods.exists(_.getName == "putStruct")
 
   /** A chain of struct field extractions from an attribute: (attribute, ordinals). */
   private def chain(e: Expression): Option[(Attribute, List[Int])] = e match {

@@ -51,9 +51,11 @@ object DraftPaths {
         case None => complete = false
       }
     }
-    // A primitive leaf whose residual is null everywhere is read as its typed_value alone.
+    // A primitive leaf is read through its leaves (see LeafParts), as its typed_value alone
+    // where the residual is null everywhere.
     val leafPlace = if (cur eq root) cur else typedLeaf(cur) match {
       case Some((typed, None)) => TypedOnly(typed)
+      case Some((typed, Some(untyped))) => LeafParts(cur.dataType.asInstanceOf[StructType], typed, untyped)
       case _ => cur
     }
     if (complete) places.prepend(leafPlace -> Nil)
@@ -111,6 +113,7 @@ object DraftPaths {
   def typedLeaf(level: Expression): Option[(Expression, Option[Expression])] =
     (level, level.dataType) match {
       case (TypedOnly(typed), _) => Some(typed -> None)
+      case (LeafParts(typed, untyped), _) => Some(typed -> Some(untyped))
       case (_, s: StructType) =>
         val shape = LevelShape.of(s)
         Some(shape).filter(sh => sh.isLeaf && sh.primitive >= 0).map(sh =>
@@ -131,6 +134,29 @@ object DraftPaths {
     def unapply(e: Expression): Option[Expression] = e match {
       case If(IsNull(t), Literal(null, _), CreateNamedStruct(Seq(Literal(_, _), typed))) if t == typed =>
         Some(typed)
+      case _ => None
+    }
+  }
+
+  /**
+   * A primitive level rebuilt from its `typed_value` and residual: null where both are null (the
+   * value is missing there, as for the level read whole), else a struct of the two. The plan then
+   * references the two leaves, not the level, so a vectorized scan hands them on as plain
+   * columns (see NestedLeavesAsColumns) and the common case, a typed value, compiles to two
+   * column reads; the struct is only built for the rows the general read handles.
+   */
+  object LeafParts {
+    def apply(level: StructType, typed: Expression, untyped: Expression): Expression = {
+      val parts = Seq(typed, untyped).sortBy { case GetStructField(_, ordinal, _) => ordinal }
+      val struct = CreateNamedStruct(parts.flatMap {
+        case g @ GetStructField(_, ordinal, _) => Seq(Literal(level(ordinal).name), g)
+      })
+      If(And(IsNull(typed), IsNull(untyped)), Literal(null, struct.dataType), struct)
+    }
+
+    def unapply(e: Expression): Option[(Expression, Expression)] = e match {
+      case If(And(IsNull(t), IsNull(u)), Literal(null, _), CreateNamedStruct(Seq(_, a, _, b)))
+          if Set(a, b) == Set(t, u) => Some(t -> u)
       case _ => None
     }
   }
