@@ -25,6 +25,8 @@ object ExtConf {
   val RowGroupMetricsAllScans = "spark.pyspark_ext.metrics.rowGroups.allScans"
   /** Nested struct fields of vectorized Parquet scans read as top-level columns. */
   val NestedLeavesAsColumns = "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled"
+  /** Scans used only through primitive leaves decode each leaf as a flat column. */
+  val LeafColumnsReader = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
   /** When true an internal error in a rule fails the query instead of falling back. */
   val Strict = "spark.pyspark_ext.strict"
   /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */

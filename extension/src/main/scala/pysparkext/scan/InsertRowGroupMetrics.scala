@@ -44,5 +44,6 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
 
   private def countable(format: Any): Boolean = format != null &&
     (format.getClass == classOf[ParquetFileFormat] ||
-      format.getClass == classOf[VariantGroupsAsStructsParquetFormat])
+      format.getClass == classOf[VariantGroupsAsStructsParquetFormat] ||
+      format.getClass == classOf[LeafColumnsParquetFormat])
 }

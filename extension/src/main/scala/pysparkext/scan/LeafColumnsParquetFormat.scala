@@ -1,0 +1,82 @@
+package pysparkext.scan
+
+import org.apache.hadoop.conf.Configuration
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.pysparkext.HadoopConfShipping
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, UserDefinedType, VariantType}
+
+import pysparkext.report.RowGroups.FilterSettings
+
+/**
+ * A Parquet format for scans whose every use is a primitive leaf (see [[NestedLeavesAsColumns]]):
+ * it reads just those `leaves` with a [[LeafColumnsReader]], one flat column decode per leaf.
+ * Anything that reader does not cover is read by `delegate` exactly as before: partitioned
+ * tables, off-heap vectors, INT96 conversion, field-id matching, and files where a leaf's path
+ * is not a plain chain of groups to a primitive.
+ */
+class LeafColumnsParquetFormat(val delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
+  extends ParquetFileFormat {
+
+  override def buildReaderWithPartitionValues(
+      sparkSession: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val readFile = delegate.buildReaderWithPartitionValues(sparkSession, dataSchema,
+      partitionSchema, requiredSchema, filters, options, hadoopConf)
+    val sql = SQLConf.get
+    val supported = partitionSchema.isEmpty && !sql.offHeapColumnVectorEnabled &&
+      !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&
+      leaves.forall(l => leafType(requiredSchema, l).exists(LeafColumnsParquetFormat.isPrimitive))
+    if (!supported) return readFile
+    val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
+    val settings = FilterSettings.current
+    val rebase = (sql.getConf(SQLConf.PARQUET_REBASE_MODE_IN_READ).toString,
+      sql.getConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ).toString)
+    val capacity = sql.parquetVectorizedReaderBatchSize
+    val paths = leaves
+    (file: PartitionedFile) => {
+      val reader = new LeafColumnsReader(file, conf(), requiredSchema, paths, filters, settings,
+        rebase, capacity)
+      if (reader.supported) {
+        Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
+        reader.asInstanceOf[Iterator[InternalRow]]
+      } else {
+        reader.close()
+        readFile(file)
+      }
+    }
+  }
+
+  private def leafType(schema: StructType, l: LeafPath) =
+    l.ordinals.foldLeft(Option(schema(l.column).dataType)) {
+      case (Some(s: StructType), o) if o < s.length => Some(s(o).dataType)
+      case _ => None
+    }
+
+  override def toString: String = s"$delegate, leaf columns"
+
+  override def equals(other: Any): Boolean = other match {
+    case f: LeafColumnsParquetFormat => f.delegate == delegate && f.leaves == leaves
+    case _ => false
+  }
+  override def hashCode(): Int = delegate.hashCode() * 31 + leaves.hashCode()
+}
+
+object LeafColumnsParquetFormat {
+  /** Types a Parquet primitive column holds. */
+  def isPrimitive(t: DataType): Boolean = t match {
+    case _: StructType | _: ArrayType | _: MapType | _: UserDefinedType[_] | VariantType => false
+    case _ => true
+  }
+}

@@ -1,0 +1,130 @@
+"""Scans used only through primitive leaves read each leaf as a flat column (LeafColumnsReader).
+
+The reader leaves struct vectors unassembled, so it must only be chosen when nothing uses a
+struct whole, and each leaf must carry exactly the nulls the field extraction returns. Every
+query is compared with the reader off and with the extension off; row-group and page skipping
+must read the same rows as Spark's reader.
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import SparkSession
+
+import pyspark_ext
+from tests.differential import ENABLED, confs
+
+READER = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
+LEAF_FORMAT = "leaf columns"
+
+INNER = pa.struct([("b", pa.int64()), ("c", pa.string())])
+OUTER = pa.struct([("a", INNER), ("d", pa.float64())])
+
+
+def _row(i: int):
+    kind = i % 5
+    if kind == 0:
+        return None
+    if kind == 1:
+        return {"a": None, "d": i / 2}
+    if kind == 2:
+        return {"a": {"b": None, "c": f"c{i}"}, "d": None}
+    return {"a": {"b": i, "c": None if kind == 3 else f"c{i}"}, "d": float(i)}
+
+
+@pytest.fixture(scope="module")
+def table(spark: SparkSession, tmp_path_factory) -> str:
+    """Sorted by k, small row groups and pages with a page index, nulls at every level."""
+    path = str(tmp_path_factory.mktemp("leaf_reader") / "t.parquet")
+    n = 2000
+    pq.write_table(pa.table({"k": list(range(n)), "s": pa.array([_row(i) for i in range(n)], type=OUTER)}),
+                   path, row_group_size=400, data_page_size=256, write_page_index=True)
+    return f"parquet.`{path}`"
+
+
+def _run(spark: SparkSession, sql: str) -> tuple[list[str], str, list[dict]]:
+    df = spark.sql(sql)
+    rows = sorted(map(repr, df.collect()))
+    return rows, df._jdf.queryExecution().executedPlan().toString(), pyspark_ext.explain_read_schema(df)
+
+
+QUERIES = [
+    "SELECT k, s.a.b, s.a.c, s.d FROM {t}",
+    "SELECT sum(s.a.b), count(s.a.c), max(s.d) FROM {t}",
+    "SELECT s.a.c, count(*) FROM {t} WHERE s.a.b > 1000 GROUP BY 1",
+    "SELECT k, s.a.b FROM {t} WHERE k BETWEEN 1234 AND 1300",  # row groups skipped
+    "SELECT k, s.a.c, s.d FROM {t} WHERE k = 777",  # pages skipped by the column index
+    "SELECT k, s.a.b FROM {t} WHERE s.a.b BETWEEN 500 AND 520",  # nested filter pushed
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_same_rows_and_row_groups(spark: SparkSession, table: str, query: str) -> None:
+    sql = query.format(t=table)
+    on, plan, report = _run(spark, sql)
+    with confs(spark, {READER: "false"}):
+        off, off_plan, off_report = _run(spark, sql)
+    with confs(spark, {ENABLED: "false"}):
+        stock, _, _ = _run(spark, sql)
+    assert on == off == stock
+    assert LEAF_FORMAT in plan and LEAF_FORMAT not in off_plan
+    # The same row groups (and pages) are read as with Spark's reader.
+    assert [r.get("rows_output") for r in report] == [r.get("rows_output") for r in off_report]
+
+
+def test_skipping_still_applies(spark: SparkSession, table: str) -> None:
+    _, _, report = _run(spark, f"SELECT k, s.a.b FROM {table} WHERE k BETWEEN 1234 AND 1300")
+    assert report[0]["rows_output"] < 2000
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT k, s.a FROM {t}",  # a struct used whole needs its nulls
+    "SELECT k, s.a.b FROM {t} WHERE s.a IS NULL",
+    "SELECT k, s FROM {t}",
+])
+def test_not_used_when_a_struct_is_needed_whole(spark: SparkSession, table: str, query: str) -> None:
+    sql = query.format(t=table)
+    on, plan, _ = _run(spark, sql)
+    with confs(spark, {ENABLED: "false"}):
+        stock, _, _ = _run(spark, sql)
+    assert on == stock
+    assert LEAF_FORMAT not in plan
+
+
+def test_files_with_different_schemas(spark: SparkSession, tmp_path) -> None:
+    # One file as declared, one with b as int32 and the field named in another case, one
+    # without a, one with b inside a list (Spark's own reader takes that file and rejects it).
+    pq.write_table(pa.table({"k": [1, 2], "s": pa.array([_row(3), _row(2)], type=OUTER)}),
+                   str(tmp_path / "full.parquet"))
+    narrow = pa.struct([("a", pa.struct([("B", pa.int32()), ("c", pa.string())])), ("d", pa.float64())])
+    pq.write_table(pa.table({"k": [3, 4], "s": pa.array([{"a": {"B": 9, "c": "z"}, "d": 1.0},
+                                                          {"a": None, "d": None}], type=narrow)}),
+                   str(tmp_path / "narrow.parquet"))
+    pq.write_table(pa.table({"k": [5], "s": pa.array([{"d": 5.0}], type=pa.struct([("d", pa.float64())]))}),
+                   str(tmp_path / "no_a.parquet"))
+    spark.read.schema("k bigint, s struct<a: struct<b: bigint, c: string>, d: double>") \
+        .parquet(str(tmp_path)).createOrReplaceTempView("leaf_mixed")
+    sql = "SELECT k, s.a.b, s.a.c, s.d FROM leaf_mixed"
+    on, plan, _ = _run(spark, sql)
+    with confs(spark, {READER: "false"}):
+        off, _, _ = _run(spark, sql)
+    assert on == off
+    assert sorted(on) == sorted(map(repr, spark.createDataFrame(
+        [(1, 3, None, 3.0), (2, None, "c2", None), (3, 9, "z", 1.0), (4, None, None, None),
+         (5, None, None, 5.0)], "k bigint, b bigint, c string, d double").collect()))
+    assert LEAF_FORMAT in plan
+
+
+def test_a_leaf_inside_a_list_falls_back_to_spark(spark: SparkSession, tmp_path) -> None:
+    listed = pa.struct([("a", pa.list_(INNER)), ("d", pa.float64())])
+    pq.write_table(pa.table({"k": [1], "s": pa.array([{"a": [{"b": 1, "c": "x"}], "d": 1.0}], type=listed)}),
+                   str(tmp_path / "listed.parquet"))
+    df = spark.read.schema("k bigint, s struct<a: struct<b: bigint, c: string>, d: double>") \
+        .parquet(str(tmp_path)).selectExpr("k", "s.a.b")
+    with confs(spark, {READER: "false"}):
+        with pytest.raises(Exception) as spark_error:
+            df.collect()
+    with pytest.raises(Exception) as ours:
+        df.collect()
+    assert type(ours.value) is type(spark_error.value)
