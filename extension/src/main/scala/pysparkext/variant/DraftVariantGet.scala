@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, TimeZoneAwareExpre
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.variant.{VariantCastArgs, VariantGet, VariantPathSegment}
 import org.apache.spark.sql.types.{BinaryType, DataType, StructType, VariantType}
-import org.apache.spark.types.variant.Variant
+import org.apache.spark.types.variant.{Variant, VariantUtil}
 import org.apache.spark.unsafe.types.VariantVal
 
 /**
@@ -52,6 +52,7 @@ case class DraftVariantGet(
   @transient private lazy val segments: IndexedSeq[Array[VariantPathSegment]] =
     remainingPaths.toIndexedSeq.map(_.toArray)
   @transient private lazy val castArgs = VariantCastArgs(failOnError, timeZoneId, zoneId)
+  @transient private lazy val fromString = ScalarCast.fromString(targetType, timeZoneId).orNull
 
   override def dataType: DataType = targetType
   override def nullable: Boolean = true
@@ -90,6 +91,10 @@ case class DraftVariantGet(
           if (segments(i).isEmpty) {
             val direct = ScalarCast.exact(variant, targetType)
             if (direct.isDefined) return direct.get
+            if (fromString != null && variant.getType == VariantUtil.Type.STRING) {
+              val cast = fromString(variant)
+              if (cast != null) return cast
+            }
           }
           return VariantGet.variantGet(
             new VariantVal(variant.getValue, variant.getMetadata), segments(i), targetType, castArgs)

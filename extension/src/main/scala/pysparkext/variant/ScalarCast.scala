@@ -1,5 +1,6 @@
 package pysparkext.variant
 
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, EvalMode, GenericInternalRow}
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantUtil}
 import org.apache.spark.unsafe.types.UTF8String
@@ -21,6 +22,28 @@ object ScalarCast {
     case (VariantUtil.Type.BOOLEAN, BooleanType) => Some(v.getBoolean)
     case (VariantUtil.Type.STRING, s: StringType) if s == StringType =>
       Some(UTF8String.fromString(v.getString))
+    case _ => None
+  }
+
+  /**
+   * A string value cast to a number or boolean as `VariantGet.cast` casts it: a TRY `Cast` of the
+   * string as a literal. Here one `Cast` is built per expression instead of one per value (Spark
+   * builds an expression tree, reading the session conf, for every value it casts). Null where
+   * that cast fails; the caller then takes `VariantGet.cast`, which raises or returns null.
+   */
+  final class FromString(to: DataType, timeZoneId: Option[String]) {
+    private val cast = Cast(BoundReference(0, StringType, nullable = true), to, timeZoneId, EvalMode.TRY)
+    private val row = new GenericInternalRow(1)
+
+    def apply(v: Variant): Any = {
+      row.update(0, UTF8String.fromString(v.getString))
+      cast.eval(row)
+    }
+  }
+
+  def fromString(to: DataType, timeZoneId: Option[String]): Option[FromString] = to match {
+    case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | BooleanType |
+         _: DecimalType => Some(new FromString(to, timeZoneId))
     case _ => None
   }
 }
