@@ -54,6 +54,20 @@ def session() -> SparkSession:
     return spark
 
 
+def _variant_queries(spark: SparkSession, metrics: InputBytes, label: str, rows: int,
+                     kinds: tuple[str, ...], configs: list[str], repeat: int) -> list:
+    """Every variant query over `configs`, for each dataset kind (sorted/unsorted by id)."""
+    results = []
+    for kind in kinds:
+        paths = variant_data.variant_events(spark, rows, sorted_by_id=kind == "sorted")
+        paths["spec_forced"] = variant_data.spec_forced(spark, paths)
+        variant_data.register(spark, paths)
+        for name, q in variant_queries.queries(rows).items():
+            print(f"[{label}/{kind}] {name}", flush=True)
+            results.append(run_variant_query(spark, metrics, kind, name, q, repeat, configs=configs))
+    return results
+
+
 def run(suite: str, scale: int | None, out: Path, repeat: int | None,
         kinds: tuple[str, ...] = ("sorted", "unsorted")) -> Path:
     spark = session()
@@ -64,39 +78,18 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None,
     variant, writers = [], {}
     if suite == "path-limit":
         # The extension's shredded forms against the flat table only: the physical-limit check.
-        variant_rows = scale or VARIANT_SUITES["variant"][0]
-        for kind in kinds:
-            paths = variant_data.variant_events(spark, variant_rows, kind == "sorted")
-            paths["spec_forced"] = variant_data.spec_forced(spark, paths)
-            variant_data.register(spark, paths)
-            for name, q in variant_queries.queries(variant_rows).items():
-                print(f"[path-limit/{kind}] {name}", flush=True)
-                variant.append(run_variant_query(
-                    spark, metrics, kind, name, q, repeat or 11,
-                    configs=["draft_ext", "spec_forced_ext", "spec_ext", "flat"]))
+        variant = _variant_queries(spark, metrics, "path-limit", scale or VARIANT_SUITES["variant"][0],
+                                   kinds, ["draft_ext", "spec_forced_ext", "spec_ext", "flat"], repeat or 11)
     if suite == "spec":
         # Spark's own shredded files, stock Spark 4.3 against the extension and the flat table.
-        variant_rows = scale or VARIANT_SUITES["variant"][0]
-        for kind in kinds:
-            paths = variant_data.variant_events(spark, variant_rows, kind == "sorted")
-            paths["spec_forced"] = variant_data.spec_forced(spark, paths)
-            variant_data.register(spark, paths)
-            for name, q in variant_queries.queries(variant_rows).items():
-                print(f"[spec/{kind}] {name}", flush=True)
-                variant.append(run_variant_query(
-                    spark, metrics, kind, name, q, repeat or 5,
-                    configs=["spec_stock", "spec_ext", "spec_forced_stock", "spec_forced_ext", "flat"]))
+        variant = _variant_queries(
+            spark, metrics, "spec", scale or VARIANT_SUITES["variant"][0], kinds,
+            ["spec_stock", "spec_ext", "spec_forced_stock", "spec_forced_ext", "flat"], repeat or 5)
     if suite in VARIANT_SUITES:
-        variant_rows, kinds, forms, variant_reps = VARIANT_SUITES[suite]
+        variant_rows, variant_kinds, forms, variant_reps = VARIANT_SUITES[suite]
         variant_rows = scale if (scale and suite == "variant") else variant_rows
-        for kind in kinds:
-            paths = variant_data.variant_events(spark, variant_rows, sorted_by_id=kind == "sorted")
-            paths["spec_forced"] = variant_data.spec_forced(spark, paths)
-            variant_data.register(spark, paths)
-            for name, q in variant_queries.queries(variant_rows).items():
-                print(f"[variant/{kind}] {name}", flush=True)
-                variant.append(run_variant_query(spark, metrics, kind, name, q,
-                                                 repeat or variant_reps or reps, configs=forms))
+        variant = _variant_queries(spark, metrics, "variant", variant_rows, tuple(variant_kinds), forms,
+                                   repeat or variant_reps or reps)
         print("[variant] writers", flush=True)
         sample_rows = min(variant_rows, WRITER_ROWS)
         sample = variant_data.variant_events(spark, sample_rows, True)
