@@ -1,8 +1,9 @@
 package pysparkext.report
 
 import org.apache.parquet.filter2.compat.{FilterCompat, RowGroupFilter}
-import org.apache.parquet.filter2.predicate.FilterApi
+import org.apache.parquet.filter2.predicate.{FilterApi, FilterPredicate}
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
+import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFilters
@@ -20,7 +21,16 @@ object RowGroups {
    */
   case class FilterSettings(
       pushDown: Boolean, date: Boolean, timestamp: Boolean, decimal: Boolean,
-      stringPredicate: Boolean, inThreshold: Int, caseSensitive: Boolean)
+      stringPredicate: Boolean, inThreshold: Int, caseSensitive: Boolean) {
+
+    /** The Parquet predicate Spark pushes for `filters` on a file of `schema`, if any. */
+    def predicate(schema: MessageType, filters: Seq[sources.Filter], rebase: RebaseSpec): Option[FilterPredicate] =
+      if (!pushDown) None else {
+        val convert = new ParquetFilters(schema, date, timestamp, decimal, stringPredicate,
+          inThreshold, caseSensitive, rebase, None)
+        filters.flatMap(f => convert.createFilter(f)).reduceOption(FilterApi.and(_, _))
+      }
+  }
 
   object FilterSettings {
     def current: FilterSettings = {
@@ -36,11 +46,7 @@ object RowGroups {
   def keptIn(footer: ParquetMetadata, filters: Seq[sources.Filter], s: FilterSettings): (Int, Int) = {
     val schema = footer.getFileMetaData.getSchema
     val blocks = footer.getBlocks
-    val predicate = if (!s.pushDown) None else {
-      val convert = new ParquetFilters(schema, s.date, s.timestamp, s.decimal, s.stringPredicate,
-        s.inThreshold, s.caseSensitive, RebaseSpec(LegacyBehaviorPolicy.CORRECTED, None), None)
-      filters.flatMap(f => convert.createFilter(f)).reduceOption(FilterApi.and(_, _))
-    }
+    val predicate = s.predicate(schema, filters, RebaseSpec(LegacyBehaviorPolicy.CORRECTED, None))
     val kept = predicate.map(p =>
       RowGroupFilter.filterRowGroups(FilterCompat.get(p), blocks, schema).size).getOrElse(blocks.size)
     (blocks.size, kept)

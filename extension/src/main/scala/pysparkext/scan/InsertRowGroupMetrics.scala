@@ -2,11 +2,12 @@ package pysparkext.scan
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.datasources.FileFormat
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.metric.SQLMetrics
 
 import pysparkext.{ExtConf, GuardedPlanRule}
-import pysparkext.variant.{DraftLayout, VariantGroupsAsStructsParquetFormat}
+import pysparkext.variant.DraftLayout
 
 /**
  * Puts a [[RowGroupMetricsExec]] above Parquet scans that push data filters, and gives the scan a
@@ -42,8 +43,6 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
 
   private def allScans: Boolean = ExtConf.bool(ExtConf.RowGroupMetricsAllScans, default = false)
 
-  private def countable(format: Any): Boolean = format != null &&
-    (format.getClass == classOf[ParquetFileFormat] ||
-      format.getClass == classOf[VariantGroupsAsStructsParquetFormat] ||
-      format.getClass == classOf[LeafColumnsParquetFormat])
+  private def countable(format: FileFormat): Boolean = ParquetFormats.readsAsSpark(format) ||
+    (format != null && format.getClass == classOf[LeafColumnsParquetFormat])
 }

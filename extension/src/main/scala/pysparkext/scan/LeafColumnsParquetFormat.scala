@@ -37,7 +37,7 @@ class LeafColumnsParquetFormat(val delegate: ParquetFileFormat, val leaves: Seq[
     val sql = SQLConf.get
     val supported = partitionSchema.isEmpty && !sql.offHeapColumnVectorEnabled &&
       !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&
-      leaves.forall(l => leafType(requiredSchema, l).exists(LeafColumnsParquetFormat.isPrimitive))
+      leaves.forall(_.dataType(requiredSchema).exists(LeafColumnsParquetFormat.isPrimitive))
     if (!supported) return readFile
     val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
     val settings = FilterSettings.current
@@ -45,24 +45,14 @@ class LeafColumnsParquetFormat(val delegate: ParquetFileFormat, val leaves: Seq[
       sql.getConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ).toString)
     val capacity = sql.parquetVectorizedReaderBatchSize
     val paths = leaves
-    (file: PartitionedFile) => {
-      val reader = new LeafColumnsReader(file, conf(), requiredSchema, paths, filters, settings,
-        rebase, capacity)
-      if (reader.supported) {
-        Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
-        reader.asInstanceOf[Iterator[InternalRow]]
-      } else {
-        reader.close()
-        readFile(file)
+    (file: PartitionedFile) =>
+      LeafColumnsReader.open(file, conf(), requiredSchema, paths, filters, settings, rebase, capacity) match {
+        case Some(reader) =>
+          Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
+          reader.asInstanceOf[Iterator[InternalRow]]
+        case None => readFile(file)
       }
-    }
   }
-
-  private def leafType(schema: StructType, l: LeafPath) =
-    l.ordinals.foldLeft(Option(schema(l.column).dataType)) {
-      case (Some(s: StructType), o) if o < s.length => Some(s(o).dataType)
-      case _ => None
-    }
 
   override def toString: String = s"$delegate, leaf columns"
 

@@ -7,10 +7,8 @@ import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, ProjectEx
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector
-import org.apache.spark.sql.types.StructType
 
 import pysparkext.{ExtConf, GuardedPlanRule}
-import pysparkext.variant.VariantGroupsAsStructsParquetFormat
 
 /**
  * Reads nested struct fields of a vectorized Parquet scan as top-level columns: under a
@@ -110,20 +108,13 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       leaves: Seq[NestedLeaf]): FileSourceScanExec = {
     val schema = scan.requiredSchema
     val format = scan.relation.fileFormat
-    val plainParquet = format.getClass == classOf[ParquetFileFormat] ||
-      format.isInstanceOf[VariantGroupsAsStructsParquetFormat]
-    val eligible = ExtConf.bool(ExtConf.LeafColumnsReader, default = true) && plainParquet &&
+    val eligible = ExtConf.bool(ExtConf.LeafColumnsReader, default = true) &&
+      ParquetFormats.readsAsSpark(format) &&
       scan.relation.partitionSchema.isEmpty && scan.output.length == schema.length &&
       kept.forall(i => LeafColumnsParquetFormat.isPrimitive(schema(i).dataType)) &&
       leaves.forall(l => LeafColumnsParquetFormat.isPrimitive(l.attribute.dataType))
     if (!eligible) return scan
-    def names(column: Int, ordinals: Seq[Int]): Seq[String] =
-      ordinals.scanLeft(schema(column).dataType -> schema(column).name) {
-        case ((s: StructType, _), o) => s(o).dataType -> s(o).name
-        case (other, _) => other
-      }.map(_._2)
-    val paths = kept.map(i => LeafPath(i, Nil, Seq(schema(i).name))) ++
-      leaves.map(l => LeafPath(l.column, l.ordinals, names(l.column, l.ordinals)))
+    val paths = kept.map(LeafPath(_, Nil)) ++ leaves.map(l => LeafPath(l.column, l.ordinals))
     val leafFormat = new LeafColumnsParquetFormat(format.asInstanceOf[ParquetFileFormat], paths)
     scan.copy(relation = scan.relation.copy(fileFormat = leafFormat)(scan.relation.sparkSession))
   }
