@@ -51,6 +51,12 @@ NESTED_LEAVES_AS_COLUMNS = Setting(
     "Read nested struct fields of vectorized Parquet scans (v.a.b under a projection or filter "
     "over the scan) as top-level columns: the field's own vector, so generated code reads it "
     "as fast as a flat column.")
+LEAF_COLUMNS_READER = Setting(
+    "spark.pyspark_ext.scan.leafColumnsReader.enabled", "true",
+    "When everything above a vectorized Parquet scan uses only primitive leaves (no struct whole) "
+    "and the table has no partition columns, decode each leaf with Spark's column reader as a "
+    "flat column, skipping the per-level assembly of struct nulls. Row groups, pages and rebasing "
+    "as Spark's reader; files whose leaf paths are not plain chains of groups use Spark's reader.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "false",
     "When true, an internal error in a rule fails the query. When false, the rule logs a warning "
@@ -61,4 +67,5 @@ FORCE_FAILURE = Setting(
 
 ALL: tuple[Setting, ...] = (
     ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
-    ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS, STRICT, FORCE_FAILURE)
+    ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS, LEAF_COLUMNS_READER, STRICT,
+    FORCE_FAILURE)
