@@ -57,6 +57,12 @@ LEAF_COLUMNS_READER = Setting(
     "and the table has no partition columns, decode each leaf with Spark's column reader as a "
     "flat column, skipping the per-level assembly of struct nulls. Row groups, pages and rebasing "
     "as Spark's reader; files whose leaf paths are not plain chains of groups use Spark's reader.")
+PACK_NARROW_READS = Setting(
+    "spark.pyspark_ext.scan.packNarrowReads.enabled", "true",
+    "Where a scan whose nested leaves are read as columns reads half of each file or less "
+    "(estimated from the column-chunk sizes in up to three footers), apply Spark's split rule to "
+    "the estimated bytes instead of whole-file bytes, so it runs as fewer tasks; consecutive "
+    "splits are grouped, each still read whole, and every core still gets work.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "false",
     "When true, an internal error in a rule fails the query. When false, the rule logs a warning "
@@ -67,5 +73,6 @@ FORCE_FAILURE = Setting(
 
 ALL: tuple[Setting, ...] = (
     ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
-    ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS, LEAF_COLUMNS_READER, STRICT,
+    ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS, LEAF_COLUMNS_READER, PACK_NARROW_READS,
+    STRICT,
     FORCE_FAILURE)

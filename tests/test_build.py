@@ -50,3 +50,13 @@ def test_configure_appends_to_existing_settings():
     assert options["spark.sql.extensions"] == "com.example.Other,pysparkext.PySparkExtSessionExtensions"
     assert options["spark.pyspark_ext.strict"] == "true"
     builder._options.pop("spark.sql.extensions")
+
+
+def test_every_conf_the_extension_reads_is_documented():
+    from pyspark_ext import settings
+    source = (ROOT / "extension/src/main/scala/pysparkext/ExtConf.scala").read_text()
+    keys = set(re.findall(r'"(spark\.pyspark_ext\.[A-Za-z0-9_.]+)"', source))
+    readme = (ROOT / "README.md").read_text()
+    assert len(keys) > 10
+    assert keys == {s.key for s in settings.ALL}
+    assert [k for k in sorted(keys) if f"`{k}`" not in readme] == []

@@ -27,6 +27,8 @@ object ExtConf {
   val NestedLeavesAsColumns = "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled"
   /** Scans used only through primitive leaves decode each leaf as a flat column. */
   val LeafColumnsReader = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
+  /** Scans reading a small share of their files run as fewer, larger tasks. */
+  val PackNarrowReads = "spark.pyspark_ext.scan.packNarrowReads.enabled"
   /** When true an internal error in a rule fails the query instead of falling back. */
   val Strict = "spark.pyspark_ext.strict"
   /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */

@@ -42,7 +42,7 @@ final class LeafColumnsReader private (
     datetimeRebase: RebaseSpec,
     int96Rebase: RebaseSpec,
     writerVersion: VersionParser.ParsedVersion,
-    capacity: Int) extends Iterator[ColumnarBatch] with AutoCloseable {
+    capacity: Int) extends Iterator[ColumnarBatch] with java.io.Closeable {
 
   private val columns: Array[OnHeapColumnVector] = OnHeapColumnVector.allocateColumns(capacity, schema)
   private val vectors: Seq[WritableColumnVector] = leaves.map { l =>
@@ -85,7 +85,10 @@ final class LeafColumnsReader private (
     batch
   }
 
-  override def close(): Unit = reader.close()
+  // Spark's file scan closes a Closeable iterator as soon as it moves to the next file; the
+  // task-completion listener closes it again, or closes it if the task ends early.
+  private var closed = false
+  override def close(): Unit = if (!closed) { closed = true; reader.close() }
 }
 
 object LeafColumnsReader {

@@ -4,7 +4,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
@@ -23,7 +23,8 @@ final case class NestedLeaf(attribute: Attribute, column: Int, ordinals: Seq[Int
  * row with its parent and null wherever any ancestor is null (its definition level says so), which
  * is what the chain of field extractions returns. The exception is a column a file lacks: Spark
  * marks that one vector all-null and leaves its fields unfilled, so fields under it are served
- * as nulls here. Only the child's columns still referenced above are passed on.
+ * as nulls here. Only the child's columns still referenced above are passed on. Since the scan
+ * under it reads few columns, its splits may run as fewer tasks ([[NarrowReadPacking]]).
  */
 case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[NestedLeaf])
   extends UnaryExecNode {
@@ -42,7 +43,9 @@ case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[N
 
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
     val (keep, fields) = (kept.toArray, leaves.map(l => (l.column, l.ordinals.toArray)).toArray)
-    child.executeColumnar().mapPartitions({ batches =>
+    val input = child.collectFirst { case s: FileSourceScanExec => s }
+      .fold(child.executeColumnar())(NarrowReadPacking(child.executeColumnar(), _))
+    input.mapPartitions({ batches =>
       // A column missing from a file is one all-null vector whose fields are never filled, so a
       // field under it is served from a vector of nulls instead (one per field, reused).
       val nullVectors = new Array[OnHeapColumnVector](fields.length)
