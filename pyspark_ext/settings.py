@@ -35,6 +35,12 @@ VARIANT_SKIPPING = Setting(
     "spark.pyspark_ext.variant.skipping.enabled", "true",
     "Add predicates on shredded typed/untyped leaves next to filters on variant paths, so Parquet "
     "skips row groups whose statistics rule the filter out (only where that is safe).")
+PATH_READS_BEFORE_AGGREGATES = Setting(
+    "spark.pyspark_ext.variant.pathReadsBeforeAggregates.enabled", "true",
+    "Compute aggregate inputs that read shredded variant paths (sum(variant_get(...))) in the "
+    "projection below the aggregate, where generated code reads a column used once only in the "
+    "rows that need it (the spec layout's metadata: only where a residual is decoded). Only "
+    "inputs an aggregate evaluates once per row move: no FILTER clause, no DISTINCT.")
 ROW_GROUP_METRICS = Setting(
     "spark.pyspark_ext.metrics.rowGroups.enabled", "false",
     "Count, as SQL metrics on a RowGroupMetrics node above each scan of shredded variant columns "
@@ -73,6 +79,7 @@ FORCE_FAILURE = Setting(
 
 ALL: tuple[Setting, ...] = (
     ENABLED, NESTED_SCHEMA_PRUNING, DRAFT_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
+    PATH_READS_BEFORE_AGGREGATES,
     ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS, LEAF_COLUMNS_READER, PACK_NARROW_READS,
     STRICT,
     FORCE_FAILURE)

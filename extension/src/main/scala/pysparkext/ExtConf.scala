@@ -17,6 +17,8 @@ object ExtConf {
   val SpecVariant = "spark.pyspark_ext.variant.specLayout.enabled"
   /** Path reads without a catalog table show draft-layout struct columns as VARIANT. */
   val InferDraftLayout = "spark.pyspark_ext.variant.inferDraftLayout"
+  /** Aggregate inputs that read variant paths are computed in the projection below. */
+  val PathReadsBeforeAggregates = "spark.pyspark_ext.variant.pathReadsBeforeAggregates.enabled"
   /** Row-group skipping predicates for filters on shredded variant paths. */
   val VariantSkipping = "spark.pyspark_ext.variant.skipping.enabled"
   /** SQL metrics of row groups read and skipped on scans of shredded variant columns (off by default). */

@@ -8,7 +8,8 @@ import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import pysparkext.pruning.WholePlanSchemaPruning
 import pysparkext.scan.{InsertRowGroupMetrics, NestedLeavesAsColumns}
-import pysparkext.variant.{DraftSkipPredicates, ResolveDraftVariantRelations, RewriteDraftVariantPaths, ShredDraftVariant}
+import pysparkext.variant.{DraftSkipPredicates, PathReadsBeforeAggregates, ResolveDraftVariantRelations, RewriteDraftVariantPaths,
+  ShredDraftVariant}
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
@@ -32,7 +33,7 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectColumnar(session => new ColumnarRule {
       private val metrics = new InsertRowGroupMetrics(session)
       override def preColumnarTransitions: Rule[SparkPlan] = new Rule[SparkPlan] {
-        override def apply(plan: SparkPlan): SparkPlan = metrics(NestedLeavesAsColumns(plan))
+        override def apply(plan: SparkPlan): SparkPlan = metrics(NestedLeavesAsColumns(PathReadsBeforeAggregates(plan)))
       }
     })
     extensions.injectFunction((

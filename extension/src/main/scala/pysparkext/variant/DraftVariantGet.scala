@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, TimeZoneAwareExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.variant.{VariantCastArgs, VariantGet, VariantPathSegment}
-import org.apache.spark.sql.types.{BinaryType, DataType, StructType, VariantType}
+import org.apache.spark.sql.types.{BinaryType, DataType, Decimal, DecimalType, StructType, VariantType}
 import org.apache.spark.types.variant.{Variant, VariantUtil}
 import org.apache.spark.unsafe.types.VariantVal
 
@@ -70,7 +70,27 @@ case class DraftVariantGet(
   }
 
   /** The answer from the children's values; generated code evaluates them and calls this. */
-  def evalValues(values: Array[Any]): Any = {
+  def evalValues(values: Array[Any]): Any =
+    if (compactDecimals) compact(answer(values)) else answer(values)
+
+  @transient private lazy val compactDecimals = targetType match {
+    case d: DecimalType => d.precision <= Decimal.MAX_LONG_DIGITS
+    case _ => false
+  }
+
+  /**
+   * A decimal cast from a variant (or from text) holds a BigDecimal. Equal as a value, but once
+   * added into an aggregate's buffer it keeps every later addition in BigDecimal arithmetic, so
+   * one fallback row would slow a whole `sum` several times over. Decimals that fit a long are
+   * returned long-backed, as a Parquet column read returns them.
+   */
+  private def compact(v: Any): Any = v match {
+    case d: Decimal if d.precision <= Decimal.MAX_LONG_DIGITS =>
+      Decimal.createUnsafe(d.toUnscaledLong, d.precision, d.scale)
+    case other => other
+  }
+
+  private def answer(values: Array[Any]): Any = {
     val dictionary = if (withDictionary) values(places).asInstanceOf[Array[Byte]] else null
     var i = 0
     while (i < places) {
