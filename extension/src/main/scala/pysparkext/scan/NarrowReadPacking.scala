@@ -45,8 +45,8 @@ object NarrowReadPacking extends Logging {
     val session = scan.relation.sparkSession
     val sql = session.sessionState.conf
     // As Spark's FilePartition.maxSplitBytes reads it (its own accessor is private to Spark).
-    val minPartitions = sql.filesMinPartitionNum.getOrElse(
-      sql.getConf(SQLConf.LEAF_NODE_DEFAULT_PARALLELISM).getOrElse(session.sparkContext.defaultParallelism))
+    val minPartitions = sql.filesMinPartitionNum.getOrElse(sql.getConf(
+      SQLConf.LEAF_NODE_DEFAULT_PARALLELISM).getOrElse(session.sparkContext.defaultParallelism))
     if (splits.length <= minPartitions ||
         !splits.forall(_.isInstanceOf[FilePartition])) return rdd
     val files = splits.map(_.asInstanceOf[FilePartition].files)
@@ -55,7 +55,8 @@ object NarrowReadPacking extends Logging {
     val openCost = sql.filesOpenCostInBytes
     val estimated = files.map(_.map(f => (f.length * share).toLong + openCost).sum)
     val total = estimated.sum
-    val maxSplit = math.min(sql.filesMaxPartitionBytes, math.max(openCost, (total + minPartitions - 1) / minPartitions))
+    val perCore = (total + minPartitions - 1) / minPartitions
+    val maxSplit = math.min(sql.filesMaxPartitionBytes, math.max(openCost, perCore))
     // A whole number of waves over the cores: 3 equal tasks on 2 cores take as long as 4.
     val waves = math.ceil(total.toDouble / maxSplit / minPartitions).toInt.max(1)
     val groups = contiguous(estimated, waves * minPartitions)
