@@ -3,7 +3,22 @@ run's rows must equal the first run's, or the benchmark fails loudly."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
+
+
+def canonical_rows(rows: Iterable[Any]) -> list[str]:
+    """Rows as sorted strings, doubles to 12 significant digits: a sum of doubles depends on how
+    rows are split into tasks (the extension may run a scan as fewer tasks), in its last bits."""
+    def value(v: Any) -> Any:
+        if isinstance(v, float):
+            return float(f"{v:.12g}")
+        if isinstance(v, tuple):  # nested structs (Rows) too
+            return tuple(value(i) for i in v)
+        if isinstance(v, list):
+            return [value(i) for i in v]
+        return v
+    return sorted(repr(value(r)) for r in rows)
 
 
 class ResultMismatch(AssertionError):

@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 
-from .alternating import ResultMismatch, alternate
+from .alternating import ResultMismatch, alternate, canonical_rows
 from .metrics import InputBytes
 
 __all__ = ["MODES", "QueryResult", "ResultMismatch", "plan_ms", "run_query"]
@@ -66,7 +66,7 @@ def run_query(spark: SparkSession, metrics: InputBytes, suite: str, name: str, s
         _set(spark, mode)
         df = spark.sql(sql)
         rows, elapsed, nbytes = metrics.measure(df.collect, f"bench-{suite}-{name}-{mode}")
-        return sorted(repr(tuple(r)) for r in rows), elapsed, nbytes
+        return canonical_rows(rows), elapsed, nbytes
 
     reference, seconds, input_bytes = alternate(list(MODES), repeat, one, f"{suite}/{name}")
     result = QueryResult(suite, name, len(reference or []))

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pyspark.sql import SparkSession
 
 from .metrics import InputBytes
-from .alternating import alternate
+from .alternating import alternate, canonical_rows
 from .variant_data import SOURCES
 from .variant_queries import VariantQuery
 
@@ -67,7 +67,7 @@ def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, na
         spark.conf.set("spark.pyspark_ext.enabled", str(CONFIGS[config][1]).lower())
         df = spark.sql(_sql(q, config))
         rows, elapsed, read = metrics.measure(df.collect, f"variant-{name}-{config}")
-        return sorted(repr(tuple(r)) for r in rows), elapsed, read
+        return canonical_rows(rows), elapsed, read
 
     _, seconds, nbytes = alternate(configs, repeat, one, f"{dataset}/{name}")
     spark.conf.set("spark.pyspark_ext.enabled", "true")

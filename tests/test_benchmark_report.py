@@ -31,3 +31,14 @@ def test_summary_and_outputs(tmp_path):
     assert "| nested | a | 4.00 | 1.00 | 0.25 |" in (tmp_path / "results.md").read_text()
     for png in ("time_per_query.png", "bytes_per_query.png", "scaling.png"):
         assert (tmp_path / png).stat().st_size > 1000
+
+
+def test_rows_compare_doubles_to_twelve_digits():
+    from pyspark.sql import Row
+
+    from benchmarks.alternating import canonical_rows
+    fewer_tasks = [Row(c="a", s=0.1 + 0.2, nested=Row(x=[1e16 + 2.0]))]
+    more_tasks = [Row(c="a", s=0.3, nested=Row(x=[1e16]))]
+    assert canonical_rows(fewer_tasks) == canonical_rows(more_tasks)
+    assert canonical_rows([Row(c="a", s=0.3001)]) != canonical_rows([Row(c="a", s=0.3)])
+    assert canonical_rows([(2, "b"), (1, None)]) == ["(1, None)", "(2, 'b')"]
