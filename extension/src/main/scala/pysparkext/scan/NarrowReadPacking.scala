@@ -1,11 +1,13 @@
 package pysparkext.scan
 
 import java.util.Locale
+import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 import scala.reflect.ClassTag
 import scala.util.control.NonFatal
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.parquet.hadoop.util.HadoopInputFile
@@ -26,10 +28,10 @@ import pysparkext.ExtConf
  * of two leaves of a wide file gets as many tasks as a scan of all of them, and each task's fixed
  * cost (scheduling, deserialisation, opening a file) is paid for little work. Here the share of
  * a file that the scan's columns take is estimated from the column-chunk sizes in a few footers
- * (the largest share found is used), and Spark's own split rule is applied to the estimated
- * bytes: the same `maxPartitionBytes`, `openCostInBytes` and minimum number of partitions (the
- * default parallelism unless `spark.sql.files.minPartitionNum` says otherwise), so every core
- * still gets work.
+ * (the largest share found is used; a file's sizes are cached, so its footer is parsed once),
+ * and Spark's own split rule is applied to the estimated bytes: the same `maxPartitionBytes`,
+ * `openCostInBytes` and minimum number of partitions (the default parallelism unless
+ * `spark.sql.files.minPartitionNum` says otherwise), so every core still gets work.
  *
  * Only the grouping changes: consecutive tasks become one task that reads their splits one
  * after the other, each whole and by the same reader, so the rows are the same.
@@ -104,14 +106,9 @@ object NarrowReadPacking extends Logging {
     val wanted = prefixes(scan.requiredSchema).map(normalise(_, caseSensitive))
     try {
       Some(sample.map { f =>
-        val path = new Path(f.filePath.toUri)
-        val footer = ParquetFooterReader.readFooter(HadoopInputFile.fromPath(path, conf),
-          ParquetMetadataConverter.NO_FILTER)
-        val chunks = footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
-        val read = chunks.filter { c =>
-          val names = normalise(c.getPath.toArray.toList, caseSensitive)
-          wanted.exists(names.startsWith(_))
-        }.map(_.getTotalSize).sum
+        val read = columnBytes(f, conf).collect {
+          case (names, bytes) if wanted.exists(normalise(names, caseSensitive).startsWith(_)) => bytes
+        }.sum
         read.toDouble / math.max(1L, f.fileSize)
       }.max)
     } catch {
@@ -119,6 +116,26 @@ object NarrowReadPacking extends Logging {
         logDebug(s"Not packing splits: a footer could not be read: $e")
         None
     }
+  }
+
+  private val MaxCachedFiles = 10000
+  private val cache = new ConcurrentHashMap[(String, Long, Long), Seq[(List[String], Long)]]()
+
+  /**
+   * A file's compressed bytes per column path, from its footer; cached by path, size and
+   * modification time, so a wide footer is parsed once rather than at every query.
+   */
+  private def columnBytes(f: PartitionedFile, conf: Configuration): Seq[(List[String], Long)] = {
+    val key = (f.filePath.toString, f.fileSize, f.modificationTime)
+    val hit = cache.get(key)
+    if (hit != null) return hit
+    val footer = ParquetFooterReader.readFooter(
+      HadoopInputFile.fromPath(new Path(f.filePath.toUri), conf), ParquetMetadataConverter.NO_FILTER)
+    val bytes = footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
+      .groupMapReduce(_.getPath.toArray.toList)(_.getTotalSize)(_ + _).toSeq
+    if (cache.size > MaxCachedFiles) cache.clear()
+    cache.put(key, bytes)
+    bytes
   }
 
   /** The column paths the scan reads: struct fields down to the first non-struct type. */
