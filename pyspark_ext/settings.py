@@ -66,9 +66,10 @@ LEAF_COLUMNS_READER = Setting(
 PACK_NARROW_READS = Setting(
     "spark.pyspark_ext.scan.packNarrowReads.enabled", "true",
     "Where a scan whose nested leaves are read as columns reads half of each file or less "
-    "(estimated from the column-chunk sizes in up to three footers), apply Spark's split rule to "
-    "the estimated bytes instead of whole-file bytes, so it runs as fewer tasks; consecutive "
-    "splits are grouped, each still read whole, and every core still gets work.")
+    "(estimated from the column-chunk sizes in up to three footers, cached per file), apply "
+    "Spark's split rule to the estimated bytes instead of whole-file bytes, so it runs as fewer "
+    "tasks; consecutive splits are grouped, each still read whole, and every core still gets "
+    "work. A sum of doubles may differ in its last bits, as with any other split of the scan.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "false",
     "When true, an internal error in a rule fails the query. When false, the rule logs a warning "
