@@ -75,20 +75,16 @@ object NarrowReadPacking extends Logging {
   private[scan] def contiguous(sizes: Array[Long], n: Int): Array[Array[Int]] = {
     val total = sizes.sum.toDouble
     val runs = Array.newBuilder[Array[Int]]
-    var current = Array.newBuilder[Int]
-    var (done, count, cut) = (0.0, 0, 1)
+    var (start, done, cut) = (0, 0.0, 1)
     sizes.indices.foreach { i =>
-      current += i
-      count += 1
       done += sizes(i)
-      if (done >= total * cut / n && cut < n) {
-        runs += current.result()
-        current = Array.newBuilder[Int]
-        count = 0
+      if (cut < n && done >= total * cut / n) {
+        runs += (start to i).toArray
+        start = i + 1
         while (cut < n && done >= total * cut / n) cut += 1
       }
     }
-    if (count > 0) runs += current.result()
+    if (start < sizes.length) runs += (start until sizes.length).toArray
     runs.result()
   }
 
@@ -97,7 +93,7 @@ object NarrowReadPacking extends Logging {
    * columns, or None if a footer cannot be read (then Spark's splits stand).
    */
   private def readShare(files: Seq[PartitionedFile], scan: FileSourceScanExec): Option[Double] = {
-    val byPath = files.groupBy(_.filePath.toString).values.map(_.head).toIndexedSeq
+    val byPath = files.distinctBy(_.filePath.toString).toIndexedSeq
     if (byPath.isEmpty) return None
     val sample = (0 until SampledFiles).map(i => byPath(i * (byPath.length - 1) / (SampledFiles - 1).max(1)))
       .distinct

@@ -43,8 +43,9 @@ case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[N
 
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
     val (keep, fields) = (kept.toArray, leaves.map(l => (l.column, l.ordinals.toArray)).toArray)
+    val scanned = child.executeColumnar()
     val input = child.collectFirst { case s: FileSourceScanExec => s }
-      .fold(child.executeColumnar())(NarrowReadPacking(child.executeColumnar(), _))
+      .fold(scanned)(NarrowReadPacking(scanned, _))
     input.mapPartitions({ batches =>
       // A column missing from a file is one all-null vector whose fields are never filled, so a
       // field under it is served from a vector of nulls instead (one per field, reused).

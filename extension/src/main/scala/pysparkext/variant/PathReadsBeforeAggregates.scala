@@ -3,7 +3,7 @@ package pysparkext.variant
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, Expression, NamedExpression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, Partial}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, Complete, Partial}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 
@@ -36,7 +36,7 @@ object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
           moved.getOrElseUpdate(input.canonicalized, Alias(input, "_variant_path")())
         }
       })
-      if (moved.isEmpty) agg else rewriteOver(agg, moved.values.toSeq)
+      if (moved.isEmpty) agg else rewriteOver(agg, moved)
   }
 
   private def evaluatesInputsPerRow(agg: BaseAggregateExec): Boolean =
@@ -51,13 +51,10 @@ object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
    * child's projection extended (its aliases substituted into the moved expressions), or a new
    * one over the child. Columns the aggregate no longer reads are dropped from it.
    */
-  private def rewriteOver(agg: BaseAggregateExec, aliases: Seq[Alias]): SparkPlan = {
-    val byInput = aliases.map(a => a.child.canonicalized -> a.toAttribute).toMap
-    val newAgg = agg.transformExpressions {
-      case ae: AggregateExpression => ae.copy(aggregateFunction = ae.aggregateFunction
-        .withNewChildren(ae.aggregateFunction.children.map(c => byInput.getOrElse(c.canonicalized, c)))
-        .asInstanceOf[org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction])
-    }.asInstanceOf[BaseAggregateExec]
+  private def rewriteOver(
+      agg: BaseAggregateExec,
+      byInput: collection.Map[Expression, Alias]): SparkPlan = {
+    val aliases = byInput.values.toSeq
     val (list, below) = agg.child match {
       case p: ProjectExec => (p.projectList, p.child)
       case other => (other.output, other)
@@ -66,6 +63,12 @@ object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
     // Inlining a non-deterministic definition would evaluate it twice.
     val uses = aliases.flatMap(_.child.references).filter(definitions.contains)
     if (uses.exists(r => !definitions(r).deterministic)) return agg
+    val newAgg = agg.transformExpressions {
+      case ae: AggregateExpression => ae.copy(aggregateFunction = ae.aggregateFunction
+        .withNewChildren(ae.aggregateFunction.children.map(c =>
+          byInput.get(c.canonicalized).map(_.toAttribute).getOrElse(c)))
+        .asInstanceOf[AggregateFunction])
+    }.asInstanceOf[BaseAggregateExec]
     val computed = aliases.map { a =>
       a.withNewChildren(Seq(a.child.transformUp {
         case r: Attribute if definitions.contains(r) => definitions(r)
