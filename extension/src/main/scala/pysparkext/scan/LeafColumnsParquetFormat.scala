@@ -24,6 +24,9 @@ import pysparkext.report.RowGroups.FilterSettings
 class LeafColumnsParquetFormat(val delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
   extends ParquetFileFormat {
 
+  override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
+    delegate.supportBatch(sparkSession, schema)
+
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
       dataSchema: StructType,

@@ -29,6 +29,9 @@ class RowGroupCountingParquetFormat(
     val rowGroupsRead: SQLMetric,
     val rowGroupsSkipped: SQLMetric) extends ParquetFileFormat {
 
+  override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
+    delegate.supportBatch(sparkSession, schema)
+
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
       dataSchema: StructType,

@@ -25,6 +25,9 @@ final case class DraftLevel(
     element: DraftLevel,
     spec: Boolean) {
 
+  /** The residual's name in this layout, for errors. */
+  private def residualName: String = if (spec) SpecLayout.Value else DraftLayout.Untyped
+
   /**
    * Appends this level's value to `b`, by the seed's ConstructVariant. Returns false when the
    * value is missing (every field null), so an object can leave the key out. `dictionary` is the
@@ -47,7 +50,8 @@ final case class DraftLevel(
     } else if (arrayOrdinal >= 0 && !row.isNullAt(arrayOrdinal)) {
       if (untypedValue != null) {
         throw ShreddedVariantException.inRow(column, path,
-          "both array and untyped_value are non-null; at most one may be")
+          s"both ${if (spec) DraftLayout.Typed else "array"} and $residualName are non-null; " +
+            "at most one may be")
       }
       val items = row.getArray(arrayOrdinal)
       val start = b.getWritePos
@@ -65,12 +69,12 @@ final case class DraftLevel(
     } else if (typed >= 0 && !row.isNullAt(typed)) {
       if (untypedValue != null) {
         throw ShreddedVariantException.inRow(column, path,
-          "both typed_value and untyped_value are non-null; at most one may be")
+          s"both typed_value and $residualName are non-null; at most one may be")
       }
       TypedValue.append(b, typedType, row.get(typed, typedType), keepScale = spec)
       true
     } else if (untypedValue != null) {
-      b.appendVariant(untypedValue)
+      RawPrimitive.appendResidual(b, untypedValue)
       true
     } else {
       false
@@ -86,7 +90,7 @@ final case class DraftLevel(
       dictionary: Array[Byte]): Unit = {
     if (residual != null && residual.getType != VariantUtil.Type.OBJECT) {
       throw ShreddedVariantException.inRow(column, path,
-        s"object is non-null but untyped_value holds a ${residual.getType.toString.toLowerCase}, " +
+        s"${if (spec) DraftLayout.Typed else "object"} is non-null but $residualName holds a ${residual.getType.toString.toLowerCase}, " +
           "not an object of the remaining fields")
     }
     val start = b.getWritePos

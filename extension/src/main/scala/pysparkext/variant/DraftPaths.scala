@@ -84,9 +84,11 @@ object DraftPaths {
    * integer a bigint; a decimal at its own precision and scale) and applies `Cast` in TRY mode,
    * except for numbers to timestamps. So an integer column widened to bigint and cast in TRY mode
    * gives the same result; a decimal does too except to strings (the text keeps the column's
-   * scale) and timestamps. Other types cast as themselves.
+   * scale) and timestamps. Other types cast as themselves. A raw leaf ([[RawTypedValue]]) is not
+   * the type its physical value has, so it always takes the general read.
    */
   private def castOfTyped(typed: Expression, to: DataType, tz: Option[String]): Option[Expression] = {
+    if (typed.dataType.isInstanceOf[RawTypedValue]) return None
     val input = typed.dataType match {
       case ByteType | ShortType | IntegerType => Cast(typed, LongType)
       case _ => typed

@@ -111,7 +111,8 @@ case class DraftVariantGet(
           if (segments(i).isEmpty) {
             val direct = ScalarCast.exact(variant, targetType)
             if (direct.isDefined) return direct.get
-            if (fromString != null && variant.getType == VariantUtil.Type.STRING) {
+            if (fromString != null && RawPrimitive.knownToSpark(variant) &&
+                variant.getType == VariantUtil.Type.STRING) {
               val cast = fromString(variant)
               if (cast != null) return cast
             }

@@ -52,7 +52,7 @@ object FooterSchemas {
     // file shreds them.
     val sqlConf = SQLConf.get.clone()
     sqlConf.setConfString(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, "true")
-    val schema = new ParquetToSparkSchemaConverter(sqlConf).convert(message)
+    val schema = RawTypedLeaves.convert(message, new ParquetToSparkSchemaConverter(sqlConf))
     val unsupported = message.getFields.asScala.collect {
       case g: GroupType if !g.isPrimitive => g.getName -> badTypedLeaves(g, g.getName)
     }.collect { case (name, bad) if bad.nonEmpty => name -> bad.mkString("; ") }.toMap
@@ -94,6 +94,7 @@ object FooterSchemas {
     (p.getPrimitiveTypeName, annotation) match {
       case (_, i: IntLogicalTypeAnnotation) if !i.isSigned => Some(s"an unsigned ${i.getBitWidth}-bit integer")
       case (PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, _: DecimalLogicalTypeAnnotation) => None
+      case _ if RawTypedValue.of(p).isDefined => None
       case (PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, _) =>
         Some(s"a fixed_len_byte_array(${p.getTypeLength}) without a decimal annotation")
       case _ => None

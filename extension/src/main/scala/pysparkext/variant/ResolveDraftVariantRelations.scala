@@ -71,7 +71,7 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       // A footer Spark cannot convert (say a nanosecond timestamp inside typed_value) fails the
       // query as Spark's reader would, but naming the file.
       status -> (try FooterSchemas.of(status, conf) catch {
-        case e: org.apache.spark.sql.AnalysisException =>
+        case e @ (_: org.apache.spark.sql.AnalysisException | _: UnsupportedOperationException) =>
           throw new ShreddedVariantException(status.getPath.toString,
             columns.map(label(table, _)).mkString(", "), "",
             s"Spark cannot read this file's Parquet schema: ${e.getMessage}")
@@ -222,7 +222,8 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
         if (fs.partitionSchema.isEmpty) None else Some(fs.partitionSchema),
         FileStatusCache.getOrCreate(session), None, None)
     }.getOrElse(fs.location)
-    val format = if (draft.values.flatten.exists(SpecLayout.isSpec)) {
+    val format = if (draft.values.flatten.exists(t =>
+        SpecLayout.isSpec(t) || VariantGroupsAsStructsParquetFormat.hasRawLeaves(t))) {
       new VariantGroupsAsStructsParquetFormat
     } else fs.fileFormat
     val relation = fs.copy(location = location, dataSchema = dataSchema, fileFormat = format,

@@ -12,7 +12,10 @@ import org.apache.spark.unsafe.types.UTF8String
  * goes to `VariantGet.cast`, which raises or returns null as the caller's mode says.
  */
 object ScalarCast {
-  def exact(v: Variant, to: DataType): Option[Any] = (v.getType, to) match {
+  def exact(v: Variant, to: DataType): Option[Any] =
+    if (RawPrimitive.knownToSpark(v)) exactKnown(v, to) else None
+
+  private def exactKnown(v: Variant, to: DataType): Option[Any] = (v.getType, to) match {
     case (VariantUtil.Type.LONG, LongType) => Some(v.getLong)
     case (VariantUtil.Type.LONG, IntegerType) => Some(v.getLong).filter(_.isValidInt).map(_.toInt)
     case (VariantUtil.Type.LONG, ShortType) => Some(v.getLong).filter(_.isValidShort).map(_.toShort)

@@ -16,6 +16,7 @@ object TypedValue {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType |
          _: DecimalType | DateType | TimestampType | TimestampNTZType | BinaryType => true
     case _: StringType => true
+    case _: RawTypedValue => true
     case _ => false
   }
 
@@ -40,6 +41,7 @@ object TypedValue {
     case TimestampNTZType => b.appendTimestampNtz(v.asInstanceOf[Long])
     case BinaryType => b.appendBinary(v.asInstanceOf[Array[Byte]])
     case _: StringType => b.appendString(v.asInstanceOf[UTF8String].toString)
+    case raw: RawTypedValue => raw.append(b, v)
     case other => throw new IllegalArgumentException(s"unsupported typed_value type ${other.sql}")
   }
 

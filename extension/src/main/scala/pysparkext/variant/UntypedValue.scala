@@ -18,9 +18,7 @@ object UntypedValue {
       // A scalar refers to no dictionary entry, so it is checked on its own: checking the
       // column's whole dictionary for every row would cost more than the read.
       val checkedWith = if (isScalar(bytes)) EmptyMetadata else dictionary
-      val valid =
-        try VariantUtil.isValidVariant(bytes, checkedWith) catch { case _: Exception => false }
-      if (!valid) {
+      if (!isValid(bytes, checkedWith)) {
         throw ShreddedVariantException.inRow(column, path, unknownType(bytes).getOrElse(
           "value is not a valid variant binary with the column's metadata " +
             s"(${bytes.length} value bytes, ${dictionary.length} metadata bytes)"))
@@ -28,15 +26,20 @@ object UntypedValue {
       new Variant(bytes, dictionary)
     }
 
-  /** Primitive type ids of the variant spec that Spark 4.3's variant code has no type for. */
-  private val Unsupported = Map(17 -> "time", 18 -> "timestamp with nanoseconds",
-    19 -> "timestamp without time zone, with nanoseconds")
+  /**
+   * Spark's validation, which also accepts a value that is one of the primitives Spark has no
+   * type for ([[RawPrimitive]]), as long as it is whole: reconstruction copies it unchanged.
+   */
+  private def isValid(value: Array[Byte], metadata: Array[Byte]): Boolean =
+    RawPrimitive.isWellFormed(value) ||
+      (try VariantUtil.isValidVariant(value, metadata) catch { case _: Exception => false })
 
-  /** Why a value is unreadable when it is a well-formed primitive of a type Spark lacks. */
-  private def unknownType(value: Array[Byte]): Option[String] =
-    if (value.isEmpty || (value(0) & 0x3) != 0) None
-    else Unsupported.get((value(0) >> 2) & 0x3f).map(name =>
-      s"value holds a variant $name, which Spark 4.3 cannot represent")
+  /** Why a value is unreadable when it holds a primitive of a type Spark lacks, malformed. */
+  private def unknownType(value: Array[Byte]): Option[String] = {
+    val id = RawPrimitive.typeId(value)
+    if (id < 0) None
+    else Some(s"value holds a variant ${RawPrimitive.name(id)} of ${value.length - 1} bytes, not 8")
+  }
 
   /** Version 1, no dictionary entries. */
   private val EmptyMetadata: Array[Byte] = Array[Byte](1, 0, 0)
@@ -67,8 +70,7 @@ object UntypedValue {
     if (metadataLength >= bytes.length) throw corrupt("no value after the metadata")
     val metadata = java.util.Arrays.copyOfRange(bytes, 0, metadataLength.toInt)
     val value = java.util.Arrays.copyOfRange(bytes, metadataLength.toInt, bytes.length)
-    val valid = try VariantUtil.isValidVariant(value, metadata) catch { case _: Exception => false }
-    if (!valid) throw corrupt("malformed metadata or value")
+    if (!isValid(value, metadata)) throw corrupt("malformed metadata or value")
     new Variant(value, metadata)
   }
 

@@ -6,8 +6,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 /**
  * Spark's Parquet reader, except that groups annotated with Parquet's VARIANT logical type are
@@ -16,8 +17,18 @@ import org.apache.spark.sql.types.StructType
  * it only in the Hadoop configuration of the scans that use it, so one query can read the leaves
  * of a shredded variant while every other scan keeps reading VARIANT. Everything else
  * (vectorised reading, filter push-down, row-group statistics) is the stock reader's.
+ *
+ * A scan that reads a `typed_value` leaf Spark has no column type for ([[RawTypedValue]]) uses
+ * Spark's row-based reader: the vectorised reader converts the file's schema itself and rejects
+ * such a leaf, or (TIME) reads it in another unit. The row-based reader converts an array's
+ * element type to tell list layouts apart, so it reads nanosecond timestamps as longs (Spark's
+ * `spark.sql.legacy.parquet.nanosAsLong`, which is what the raw type holds anyway). Such files are
+ * rare (other engines' TIME, nanosecond timestamps and UUIDs); every other scan stays vectorised.
  */
 class VariantGroupsAsStructsParquetFormat extends ParquetFileFormat {
+  override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
+    !VariantGroupsAsStructsParquetFormat.hasRawLeaves(schema) && super.supportBatch(sparkSession, schema)
+
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
       dataSchema: StructType,
@@ -28,7 +39,10 @@ class VariantGroupsAsStructsParquetFormat extends ParquetFileFormat {
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
     val conf = new Configuration(hadoopConf)
     conf.setBoolean(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, true)
-    super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema,
+    val session =
+      if (!VariantGroupsAsStructsParquetFormat.hasRawLeaves(requiredSchema)) sparkSession
+      else SparkInternals.withSettings(sparkSession, VariantGroupsAsStructsParquetFormat.RowReader)
+    super.buildReaderWithPartitionValues(session, dataSchema, partitionSchema,
       requiredSchema, filters, options, conf)
   }
 
@@ -39,4 +53,14 @@ class VariantGroupsAsStructsParquetFormat extends ParquetFileFormat {
 
 object VariantGroupsAsStructsParquetFormat {
   val IgnoreAnnotation = "spark.sql.parquet.ignoreVariantAnnotation"
+  private val RowReader = Map("spark.sql.parquet.enableVectorizedReader" -> "false",
+    "spark.sql.legacy.parquet.nanosAsLong" -> "true")
+
+  def hasRawLeaves(t: DataType): Boolean = t match {
+    case _: RawTypedValue => true
+    case s: StructType => s.fields.exists(f => hasRawLeaves(f.dataType))
+    case a: ArrayType => hasRawLeaves(a.elementType)
+    case m: MapType => hasRawLeaves(m.keyType) || hasRawLeaves(m.valueType)
+    case _ => false
+  }
 }

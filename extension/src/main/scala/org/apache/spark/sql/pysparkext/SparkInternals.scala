@@ -9,6 +9,14 @@ object SparkInternals {
   /** A data filter as Spark hands it to a file format that reaches nested fields (Parquet). */
   def toSourceFilter(e: Expression): Option[sources.Filter] =
     DataSourceStrategy.translateFilter(e, supportNestedPredicatePushdown = true)
+
+  /** A copy of the session (its settings, catalog and extensions) with some settings changed. */
+  def withSettings(session: org.apache.spark.sql.SparkSession, settings: Map[String, String])
+      : org.apache.spark.sql.SparkSession = {
+    val copy = session.asInstanceOf[org.apache.spark.sql.classic.SparkSession].cloneSession()
+    settings.foreach { case (k, v) => copy.sessionState.conf.setConfString(k, v) }
+    copy
+  }
 }
 
 /** Shipping a Hadoop configuration to executors, as Spark's own file formats do. */
