@@ -270,6 +270,18 @@ def test_inferred_as_variant_from_path(spark: SparkSession, variants) -> None:
         assert spark.read.parquet(path).schema["v"].dataType.typeName() == "struct"
 
 
+def test_struct_read_made_with_inference_off_stays_struct(spark: SparkSession, variants) -> None:
+    # The DataFrame's plan resolved `v` as a struct; turning inference on later must not retype it.
+    path = str(variants / "draft")
+    leaf = "v.object.user.object.id.typed_value"
+    with confs(spark, {"spark.pyspark_ext.variant.inferDraftLayout": "false"}):
+        df = spark.read.parquet(path)
+        df.createOrReplaceTempView("draft_as_struct")
+        expected = spark.sql(f"SELECT sum({leaf}) FROM draft_as_struct").collect()
+    assert spark.sql(f"SELECT sum({leaf}) FROM draft_as_struct").collect() == expected
+    assert df.select(leaf).count() == len(df.collect())
+
+
 def test_draft_switch_off_leaves_spark_alone(spark: SparkSession, variants) -> None:
     path = str(variants / "draft")
     with confs(spark, {"spark.pyspark_ext.variant.draftLayout.enabled": "false"}):

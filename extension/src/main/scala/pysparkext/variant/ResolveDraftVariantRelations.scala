@@ -43,7 +43,10 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
       plan.transformUp {
         case r @ LogicalRelation(fs: HadoopFsRelation, _, table, false, _)
             if fs.fileFormat.isInstanceOf[ParquetFileFormat] =>
-          val columns = candidates(fs, infer && table.isEmpty)
+          // An analyzed relation (a temp view or DataFrame made with inference off) has had its
+          // struct columns resolved against by the plan above; presenting them as VARIANT now
+          // would leave that plan unresolved.
+          val columns = candidates(fs, infer && table.isEmpty && !r.analyzed)
           if (columns.isEmpty) r else resolve(r, fs, columns, table.map(_.identifier.unquotedString))
       }
     }
