@@ -16,8 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql.types import VariantVal
 
+import pyspark_ext
+
 from tests.conformance.cases import Time, Timestamp, decode_variant, difference
-from tests.differential import ENABLED
+from tests.differential import ENABLED, confs
 
 DECLARED = "id bigint, var variant"
 EMPTY_METADATA = b"\x01\x00\x00"
@@ -146,3 +148,19 @@ def test_truncated_raw_primitive_names_file_and_column(spark, tmp_path):
         spark.read.schema(DECLARED).parquet(str(path)).collect()
     message = str(err.value)
     assert "bad.parquet" in message and "`var`" in message and "variant time of 4 bytes" in message
+
+
+def test_wrapped_scans_keep_the_row_reader(spark, files):
+    # Row-group metrics wrap the scan's format; the wrapper must not ask the row-based reader
+    # for batches.
+    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true",
+                       "spark.pyspark_ext.metrics.rowGroups.allScans": "true"}):
+        df = spark.read.schema(DECLARED).parquet(files[0]).where("id > 0")
+        rows = sorted(df.collect(), key=lambda r: r.id)
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        scans = pyspark_ext.explain_read_schema(df)
+    actual = [decode_variant(bytes(r.var.metadata), bytes(r.var.value)) if r.var else None
+              for r in rows]
+    for want, got in zip(EXPECTED, actual):
+        assert difference(want, got) is None, (want, got)
+    assert "RowGroupMetrics" in plan and scans[0]["row_groups_read_metric"] == 1, (plan, scans)

@@ -21,11 +21,8 @@ import pysparkext.report.RowGroups.FilterSettings
  * tables, off-heap vectors, INT96 conversion, field-id matching, and files where a leaf's path
  * is not a plain chain of groups to a primitive.
  */
-class LeafColumnsParquetFormat(val delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
-  extends ParquetFileFormat {
-
-  override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
-    delegate.supportBatch(sparkSession, schema)
+class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
+  extends DelegatingParquetFormat(delegate) {
 
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,

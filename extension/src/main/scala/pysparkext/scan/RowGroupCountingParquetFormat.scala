@@ -25,12 +25,9 @@ import pysparkext.report.RowGroups
  * dictionaries, so "read" is an upper bound on what the reader decodes.
  */
 class RowGroupCountingParquetFormat(
-    val delegate: ParquetFileFormat,
+    delegate: ParquetFileFormat,
     val rowGroupsRead: SQLMetric,
-    val rowGroupsSkipped: SQLMetric) extends ParquetFileFormat {
-
-  override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
-    delegate.supportBatch(sparkSession, schema)
+    val rowGroupsSkipped: SQLMetric) extends DelegatingParquetFormat(delegate) {
 
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
