@@ -164,3 +164,25 @@ def test_wrapped_scans_keep_the_row_reader(spark, files):
     for want, got in zip(EXPECTED, actual):
         assert difference(want, got) is None, (want, got)
     assert "RowGroupMetrics" in plan and scans[0]["row_groups_read_metric"] == 1, (plan, scans)
+
+
+def test_table_mixing_raw_and_plain_files(spark, tmp_path):
+    # One file shreds `t` as a nanosecond timestamp, the other as a string: the files are read by
+    # separate scans (one row by row), and every row comes back as its own file stored it.
+    def write(name: str, typed: pa.Array, ids: list[int]) -> None:
+        fields = pa.StructArray.from_arrays([_level(typed)], names=["t"])
+        var = pa.StructArray.from_arrays(
+            [pa.array([EMPTY_METADATA] * len(ids)), pa.nulls(len(ids), pa.binary()), fields],
+            names=["metadata", "value", "typed_value"])
+        pq.write_table(pa.table({"id": ids, "var": var}), tmp_path / name)
+
+    write("a.parquet", pa.array([7, 8], pa.timestamp("ns", tz="UTC")), [1, 2])
+    write("b.parquet", pa.array(["x", "y"], pa.string()), [3, 4])
+    df = spark.read.schema(DECLARED).parquet(str(tmp_path))
+    got = {r.id: decode_variant(bytes(r.var.metadata), bytes(r.var.value)) for r in df.collect()}
+    assert got == {1: {"t": Timestamp(7, True, "ns")}, 2: {"t": Timestamp(8, True, "ns")},
+                   3: {"t": "x"}, 4: {"t": "y"}}
+    # Spark's variant cast raises on a nanosecond timestamp (as it does unshredded), so only the
+    # string file's rows are cast.
+    strings = df.where("id > 2").selectExpr("id", "variant_get(var, '$.t', 'string') AS s").collect()
+    assert sorted((r.id, r.s) for r in strings) == [(3, "x"), (4, "y")]
