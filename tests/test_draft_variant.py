@@ -418,3 +418,22 @@ def test_strings_in_a_numeric_path_cast_as_spark_casts_them(spark: SparkSession,
                     except Exception as e:  # noqa: BLE001 - the same error class is the point
                         outcomes.append(type(e).__name__ + str(e).split("\n")[0][:80])
                 assert outcomes[0] == outcomes[1], (t, ansi, outcomes)
+
+
+NUMBERS = ["1.5", "1.50", "100", "-0.01", "0.005", "12345678.91", "123456789.12", "99999999.999",
+           "1e2", '"7.25"', "12345678901234567890", "0", "-0.000", "0.10000000000000000001"]
+
+
+def test_residual_numbers_cast_to_decimals_as_unshredded(spark: SparkSession, tmp_path) -> None:
+    # Numbers never shred into a string column, so every one is read from the residual and cast
+    # there: exactly (no rounding needed) by the fast path, otherwise by Spark's cast.
+    pairs = [(i, f'{{"p": {n}}}') for i, n in enumerate(NUMBERS)]
+    truth = spark.createDataFrame(pairs, "id bigint, j string").selectExpr("id", "parse_json(j) AS v")
+    path = str(tmp_path / "numbers")
+    pyspark_ext.shred(truth, "v", "p string").write.parquet(path)
+    check_against_truth(spark, path, pairs, [
+        "SELECT id, try_variant_get(v, '$.p', 'decimal(10,2)'), try_variant_get(v, '$.p', 'decimal(5,4)'), "
+        "try_variant_get(v, '$.p', 'decimal(38,0)') FROM {t}",
+        "SELECT id, variant_get(v, '$.p', 'decimal(38,3)'), try_variant_get(v, '$.p', 'decimal(18,18)') FROM {t}",
+        "SELECT sum(try_variant_get(v, '$.p', 'decimal(12,2)')) FROM {t}",
+    ])

@@ -25,8 +25,21 @@ object ScalarCast {
     case (VariantUtil.Type.BOOLEAN, BooleanType) => Some(v.getBoolean)
     case (VariantUtil.Type.STRING, s: StringType) if s == StringType =>
       Some(UTF8String.fromString(v.getString))
+    case (VariantUtil.Type.DECIMAL, d: DecimalType) => unrounded(v.getDecimal, d)
+    case (VariantUtil.Type.LONG, d: DecimalType) => unrounded(java.math.BigDecimal.valueOf(v.getLong), d)
     case _ => None
   }
+
+  /**
+   * A number as a decimal of type `d` where that needs no rounding (its scale is at most `d`'s)
+   * and fits: then the cast's value is the number itself at `d`'s scale. Rounding and overflow are
+   * left to the cast.
+   */
+  private def unrounded(n: java.math.BigDecimal, d: DecimalType): Option[Decimal] =
+    if (n.scale > d.scale) None else {
+      val value = Decimal(n.setScale(d.scale))
+      if (value.precision <= d.precision) Some(value) else None
+    }
 
   /**
    * A string value cast to a number or boolean as `VariantGet.cast` casts it: a TRY `Cast` of the
