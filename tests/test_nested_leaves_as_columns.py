@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import Row, SparkSession
 
-from tests.differential import ENABLED, confs
+from tests.differential import ENABLED, confs, rows_and_plan
 
 RULE = "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled"
 
@@ -43,19 +43,14 @@ QUERIES = [
 ]
 
 
-def _rows(spark: SparkSession, sql: str) -> tuple[list[str], str]:
-    df = spark.sql(sql)
-    return sorted(map(repr, df.collect())), df._jdf.queryExecution().executedPlan().toString()
-
-
 @pytest.mark.parametrize("query", QUERIES)
 def test_same_rows_with_and_without(spark: SparkSession, nested: str, query: str) -> None:
     sql = query.format(t=nested)
-    on, plan = _rows(spark, sql)
+    on, plan = rows_and_plan(spark, sql)
     with confs(spark, {RULE: "false"}):
-        off, off_plan = _rows(spark, sql)
+        off, off_plan = rows_and_plan(spark, sql)
     with confs(spark, {ENABLED: "false"}):
-        stock, _ = _rows(spark, sql)
+        stock, _ = rows_and_plan(spark, sql)
     assert on == off == stock
     assert "NestedLeafColumns" in plan and "NestedLeafColumns" not in off_plan
 
@@ -81,9 +76,9 @@ def test_field_missing_from_a_file(spark: SparkSession, tmp_path) -> None:
         .parquet(str(tmp_path))
     df.createOrReplaceTempView("missing_fields")
     sql = "SELECT k, s.a.b, s.a.c, s.d FROM missing_fields"
-    on, plan = _rows(spark, sql)
+    on, plan = rows_and_plan(spark, sql)
     with confs(spark, {RULE: "false"}):
-        off, _ = _rows(spark, sql)
+        off, _ = rows_and_plan(spark, sql)
     assert on == off == sorted(repr(Row(k=k, b=b, c=c, d=d)) for k, b, c, d in [
         (1, 1, "x", 1.0), (2, None, None, 2.0), (3, None, None, 3.0), (4, None, None, None),
         (5, None, None, None)])
@@ -101,7 +96,7 @@ def test_variant_path_with_a_residual_reads_two_leaves(spark: SparkSession, tmp_
     pyspark_ext.shred(df, "v", "u struct<id bigint>").write.parquet(str(tmp_path / "t"))
     sql = f"SELECT sum(variant_get(v, '$.u.id', 'int')), count(try_variant_get(v, '$.u.id', 'bigint')) " \
           f"FROM parquet.`{tmp_path / 't'}`"
-    on, plan = _rows(spark, sql)
+    on, plan = rows_and_plan(spark, sql)
     truth = sorted(map(repr, df.selectExpr("sum(variant_get(v, '$.u.id', 'int'))",
                                            "count(try_variant_get(v, '$.u.id', 'bigint'))").collect()))
     assert on == truth

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import SparkSession
 
-from tests.differential import ENABLED, confs
+from tests.differential import ENABLED, confs, rows_and_plan
 from tests.test_draft_variant import ANSI
 from tests.test_spec_variant import rows, source, write_spec
 
@@ -42,12 +42,6 @@ def table(spark: SparkSession, tmp_path_factory) -> str:
     return source(path)
 
 
-def _plan_and_rows(spark: SparkSession, sql: str) -> tuple[str, list[str]]:
-    df = spark.sql(sql)
-    result = sorted(map(repr, df.collect()))
-    return df._jdf.queryExecution().executedPlan().toString(), result
-
-
 @pytest.mark.parametrize("query", [
     "SELECT sum(try_variant_get(v, '$.price', 'decimal(18,2)')), max(variant_get(v, '$.n', 'int')) FROM {t}",
     "SELECT variant_get(v, '$.n', 'int') AS n, sum(try_variant_get(v, '$.price', 'decimal(10,2)')), "
@@ -57,9 +51,9 @@ def _plan_and_rows(spark: SparkSession, sql: str) -> tuple[str, list[str]]:
 ])
 def test_inputs_move_below_the_aggregate_with_the_same_rows(spark: SparkSession, table: str, query: str) -> None:
     sql = query.format(t=table)
-    plan, on = _plan_and_rows(spark, sql)
+    on, plan = rows_and_plan(spark, sql)
     with confs(spark, {RULE: "false"}):
-        off_plan, off = _plan_and_rows(spark, sql)
+        off, off_plan = rows_and_plan(spark, sql)
     with confs(spark, {ENABLED: "false"}):
         stock = rows(spark, sql)
     assert MOVED in plan and MOVED not in off_plan

@@ -25,8 +25,9 @@ final case class DraftLevel(
     element: DraftLevel,
     spec: Boolean) {
 
-  /** The residual's name in this layout, for errors. */
+  /** Names of this layout's parts, for errors (the spec layout's objects and arrays are typed_value). */
   private def residualName: String = if (spec) SpecLayout.Value else DraftLayout.Untyped
+  private def shreddedName(draft: String): String = if (spec) DraftLayout.Typed else draft
 
   /**
    * Appends this level's value to `b`, by the seed's ConstructVariant. Returns false when the
@@ -50,7 +51,7 @@ final case class DraftLevel(
     } else if (arrayOrdinal >= 0 && !row.isNullAt(arrayOrdinal)) {
       if (untypedValue != null) {
         throw ShreddedVariantException.inRow(column, path,
-          s"both ${if (spec) DraftLayout.Typed else "array"} and $residualName are non-null; " +
+          s"both ${shreddedName(DraftLayout.Array)} and $residualName are non-null; " +
             "at most one may be")
       }
       val items = row.getArray(arrayOrdinal)
@@ -90,8 +91,8 @@ final case class DraftLevel(
       dictionary: Array[Byte]): Unit = {
     if (residual != null && residual.getType != VariantUtil.Type.OBJECT) {
       throw ShreddedVariantException.inRow(column, path,
-        s"${if (spec) DraftLayout.Typed else "object"} is non-null but $residualName holds a ${residual.getType.toString.toLowerCase}, " +
-          "not an object of the remaining fields")
+        s"${shreddedName(DraftLayout.Object)} is non-null but $residualName holds a " +
+          s"${residual.getType.toString.toLowerCase}, not an object of the remaining fields")
     }
     val start = b.getWritePos
     val entries = new JArrayList[VariantBuilder.FieldEntry]()

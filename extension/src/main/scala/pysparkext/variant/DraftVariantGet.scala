@@ -108,11 +108,12 @@ case class DraftVariantGet(
           }
         }
         if (variant != null) {
-          if (segments(i).isEmpty) {
+          // A primitive Spark has no type for goes to Spark's cast, which fails on it as on the
+          // unshredded value.
+          if (segments(i).isEmpty && RawPrimitive.knownToSpark(variant)) {
             val direct = ScalarCast.exact(variant, targetType)
             if (direct.isDefined) return direct.get
-            if (fromString != null && RawPrimitive.knownToSpark(variant) &&
-                variant.getType == VariantUtil.Type.STRING) {
+            if (fromString != null && variant.getType == VariantUtil.Type.STRING) {
               val cast = fromString(variant)
               if (cast != null) return cast
             }

@@ -30,20 +30,16 @@ sealed abstract class RawTypedValue(physical: DataType) extends UserDefinedType[
   def append(b: VariantBuilder, v: Any): Unit
 }
 
-class TimeMicrosTypedValue extends RawTypedValue(LongType) {
+/** A leaf read as a long and written as the 8-byte variant primitive `typeId` ([[RawPrimitive]]). */
+sealed abstract class RawLongTypedValue(typeId: Int) extends RawTypedValue(LongType) {
   override def append(b: VariantBuilder, v: Any): Unit =
-    RawPrimitive.append(b, RawPrimitive.Time, v.asInstanceOf[Long])
+    RawPrimitive.append(b, typeId, v.asInstanceOf[Long])
 }
 
-class TimestampNanosTypedValue extends RawTypedValue(LongType) {
-  override def append(b: VariantBuilder, v: Any): Unit =
-    RawPrimitive.append(b, RawPrimitive.TimestampNanos, v.asInstanceOf[Long])
-}
-
-class TimestampNtzNanosTypedValue extends RawTypedValue(LongType) {
-  override def append(b: VariantBuilder, v: Any): Unit =
-    RawPrimitive.append(b, RawPrimitive.TimestampNtzNanos, v.asInstanceOf[Long])
-}
+// One class per type: a user-defined type is named by its class in a serialised schema.
+class TimeMicrosTypedValue extends RawLongTypedValue(RawPrimitive.Time)
+class TimestampNanosTypedValue extends RawLongTypedValue(RawPrimitive.TimestampNanos)
+class TimestampNtzNanosTypedValue extends RawLongTypedValue(RawPrimitive.TimestampNtzNanos)
 
 class UuidTypedValue extends RawTypedValue(BinaryType) {
   override def append(b: VariantBuilder, v: Any): Unit = {

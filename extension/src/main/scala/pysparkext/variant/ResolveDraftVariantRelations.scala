@@ -7,7 +7,8 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Nam
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType, VariantType}
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
 
@@ -122,13 +123,7 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
   private def label(table: Option[String], column: String): String =
     table.map(t => s"$t.$column").getOrElse(column)
 
-  private def nestsVariant(t: DataType): Boolean = t match {
-    case VariantType => true
-    case s: StructType => s.exists(f => nestsVariant(f.dataType))
-    case a: ArrayType => nestsVariant(a.elementType)
-    case m: MapType => nestsVariant(m.keyType) || nestsVariant(m.valueType)
-    case _ => false
-  }
+  private def nestsVariant(t: DataType): Boolean = SparkInternals.existsRecursively(t)(_ == VariantType)
 
   private def resolve(
       r: LogicalRelation,

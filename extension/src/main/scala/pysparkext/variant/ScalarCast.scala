@@ -12,10 +12,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * goes to `VariantGet.cast`, which raises or returns null as the caller's mode says.
  */
 object ScalarCast {
-  def exact(v: Variant, to: DataType): Option[Any] =
-    if (RawPrimitive.knownToSpark(v)) exactKnown(v, to) else None
-
-  private def exactKnown(v: Variant, to: DataType): Option[Any] = (v.getType, to) match {
+  /** `v` must be of a type Spark's variant code knows (see [[RawPrimitive.knownToSpark]]). */
+  def exact(v: Variant, to: DataType): Option[Any] = (v.getType, to) match {
     case (VariantUtil.Type.LONG, LongType) => Some(v.getLong)
     case (VariantUtil.Type.LONG, IntegerType) => Some(v.getLong).filter(_.isValidInt).map(_.toInt)
     case (VariantUtil.Type.LONG, ShortType) => Some(v.getLong).filter(_.isValidShort).map(_.toShort)

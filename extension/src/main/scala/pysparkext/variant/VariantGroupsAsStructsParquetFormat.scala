@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
+import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
  * Spark's Parquet reader, except that groups annotated with Parquet's VARIANT logical type are
@@ -56,11 +56,6 @@ object VariantGroupsAsStructsParquetFormat {
   private val RowReader = Map("spark.sql.parquet.enableVectorizedReader" -> "false",
     "spark.sql.legacy.parquet.nanosAsLong" -> "true")
 
-  def hasRawLeaves(t: DataType): Boolean = t match {
-    case _: RawTypedValue => true
-    case s: StructType => s.fields.exists(f => hasRawLeaves(f.dataType))
-    case a: ArrayType => hasRawLeaves(a.elementType)
-    case m: MapType => hasRawLeaves(m.keyType) || hasRawLeaves(m.valueType)
-    case _ => false
-  }
+  def hasRawLeaves(t: DataType): Boolean =
+    SparkInternals.existsRecursively(t)(_.isInstanceOf[RawTypedValue])
 }

@@ -10,6 +10,10 @@ object SparkInternals {
   def toSourceFilter(e: Expression): Option[sources.Filter] =
     DataSourceStrategy.translateFilter(e, supportNestedPredicatePushdown = true)
 
+  /** Whether `t` or a type nested in it (fields, elements, map keys and values) satisfies `p`. */
+  def existsRecursively(t: org.apache.spark.sql.types.DataType)(
+      p: org.apache.spark.sql.types.DataType => Boolean): Boolean = t.existsRecursively(p)
+
   /** A copy of the session (its settings, catalog and extensions) with some settings changed. */
   def withSettings(session: org.apache.spark.sql.SparkSession, settings: Map[String, String])
       : org.apache.spark.sql.SparkSession = {
