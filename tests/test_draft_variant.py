@@ -421,7 +421,14 @@ def test_strings_in_a_numeric_path_cast_as_spark_casts_them(spark: SparkSession,
 
 
 NUMBERS = ["1.5", "1.50", "100", "-0.01", "0.005", "12345678.91", "123456789.12", "99999999.999",
-           "1e2", '"7.25"', "12345678901234567890", "0", "-0.000", "0.10000000000000000001"]
+           "1e2", '"7.25"', "12345678901234567890", "0", "-0.000", "0.10000000000000000001",
+           # Four- and eight-byte decimals, negative ones (sign extension), trailing zeros past the
+           # target's scale, both edges of decimal(10,2) and (18,2), a sixteen-byte decimal, and
+           # integers of every width up to the long's limits.
+           "-1.25", "-7.5000000", "2.500000000", "12345678901.5", "-12345678901.5", "99999999.99",
+           "-99999999.99", "100000000.00", "9999999999999999.99", "-9999999999999999.995",
+           "0.00001", "-0.000000000001", "123456789012345678901.25", "127", "-32768", "2147483647",
+           "-2147483648", "9223372036854775807", "-9223372036854775808", "99999"]
 
 
 def test_residual_numbers_cast_to_decimals_as_unshredded(spark: SparkSession, tmp_path) -> None:
@@ -436,4 +443,6 @@ def test_residual_numbers_cast_to_decimals_as_unshredded(spark: SparkSession, tm
         "try_variant_get(v, '$.p', 'decimal(38,0)') FROM {t}",
         "SELECT id, variant_get(v, '$.p', 'decimal(38,3)'), try_variant_get(v, '$.p', 'decimal(18,18)') FROM {t}",
         "SELECT sum(try_variant_get(v, '$.p', 'decimal(12,2)')) FROM {t}",
+        "SELECT id, try_variant_get(v, '$.p', 'decimal(18,2)'), try_variant_get(v, '$.p', 'decimal(18,0)'), "
+        "try_variant_get(v, '$.p', 'decimal(1,0)'), try_variant_get(v, '$.p', 'decimal(9,9)') FROM {t}",
     ])

@@ -25,6 +25,11 @@ final case class DraftLevel(
     element: DraftLevel,
     spec: Boolean) {
 
+  /** Whether the row's value is in this level's residual alone (every shredded part null). */
+  def residualOnly(row: InternalRow): Boolean =
+    untyped >= 0 && !row.isNullAt(untyped) && (typed < 0 || row.isNullAt(typed)) &&
+      (objectOrdinal < 0 || row.isNullAt(objectOrdinal)) && (arrayOrdinal < 0 || row.isNullAt(arrayOrdinal))
+
   /** Names of this layout's parts, for errors (the spec layout's objects and arrays are typed_value). */
   private def residualName: String = if (spec) SpecLayout.Value else DraftLayout.Untyped
   private def shreddedName(draft: String): String = if (spec) DraftLayout.Typed else draft
@@ -175,10 +180,14 @@ object DraftLevel {
       row: InternalRow,
       column: String,
       path: String,
-      dictionary: Array[Byte]): Variant = {
-    val b = new VariantBuilder(false)
-    if (level.append(b, row, column, path, dictionary)) b.result()
-    else if (level.metadata >= 0) { b.appendNull(); b.result() }
-    else null
-  }
+      dictionary: Array[Byte]): Variant =
+    if (level.residualOnly(row)) {
+      // The residual is the whole value; decoding validates it, and rebuilding it would only copy.
+      UntypedValue.decode(row.getBinary(level.untyped), dictionary, column, path)
+    } else {
+      val b = new VariantBuilder(false)
+      if (level.append(b, row, column, path, dictionary)) b.result()
+      else if (level.metadata >= 0) { b.appendNull(); b.result() }
+      else null
+    }
 }

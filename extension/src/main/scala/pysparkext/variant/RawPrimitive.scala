@@ -33,11 +33,14 @@ object RawPrimitive {
     writeBuffer.get(b).asInstanceOf[Array[Byte]](at) = (typeId << 2).toByte
   }
 
-  /** The type id of `value` when it is one of these primitives, else -1. */
+  /**
+   * The type id of `value` when it is one of these primitives, else -1. Called for every value a
+   * path read decodes, so it compares ints (a lookup in `Names` would box the id each time).
+   */
   def typeId(value: Array[Byte]): Int =
     if (value.isEmpty || (value(0) & 0x3) != 0) -1 else {
       val id = (value(0) >> 2) & 0x3f
-      if (Names.contains(id)) id else -1
+      if (id >= Time && id <= TimestampNtzNanos) id else -1
     }
 
   /** A whole value that is one of these primitives, with its 8 payload bytes. */
