@@ -25,37 +25,13 @@ object ScalarCast {
       Some(UTF8String.fromString(v.getString))
     case (VariantUtil.Type.DECIMAL, d: DecimalType) =>
       val bytes = if (d.precision <= Decimal.MAX_LONG_DIGITS) v.getValue else null
-      if (bytes != null && smallDecimal(bytes)) unrounded(unscaledOf(bytes), bytes(1), d)
-      else unrounded(v.getDecimal, d)
+      if (bytes != null && SmallDecimal.isWellFormed(bytes)) {
+        unrounded(SmallDecimal.unscaled(bytes), SmallDecimal.scale(bytes), d)
+      } else unrounded(v.getDecimal, d)
     case (VariantUtil.Type.LONG, d: DecimalType) =>
       if (d.precision <= Decimal.MAX_LONG_DIGITS) unrounded(v.getLong, 0, d)
       else unrounded(java.math.BigDecimal.valueOf(v.getLong), d)
     case _ => None
-  }
-
-  private val PowersOfTen: Array[Long] = Array.iterate(1L, Decimal.MAX_LONG_DIGITS + 1)(_ * 10)
-
-  /**
-   * A DECIMAL4 or DECIMAL8 value (header, scale byte, little-endian unscaled integer) within the
-   * digits its width allows; one outside them is malformed, and Spark's own decoding says so.
-   */
-  private def smallDecimal(value: Array[Byte]): Boolean = {
-    val digits = ((value(0) >> 2) & 0x3f) match {
-      case 8 => 9
-      case 9 => Decimal.MAX_LONG_DIGITS
-      case _ => return false
-    }
-    val limit = PowersOfTen(digits)
-    val unscaled = unscaledOf(value)
-    value(1) >= 0 && value(1) <= digits && unscaled > -limit && unscaled < limit
-  }
-
-  private def unscaledOf(value: Array[Byte]): Long = {
-    val width = if (((value(0) >> 2) & 0x3f) == 8) 4 else 8
-    var n = 0L
-    var i = width - 1
-    while (i >= 0) { n = (n << 8) | (value(2 + i) & 0xffL); i -= 1 }
-    if (width == 4) n.toInt.toLong else n
   }
 
   /**
@@ -64,16 +40,16 @@ object ScalarCast {
    * would need rounding. No BigDecimal is made, which is most of what a residual number costs.
    */
   private def unrounded(unscaled: Long, scale: Int, d: DecimalType): Option[Decimal] = {
+    if (d.scale < 0) return None
     var n = unscaled
     var s = scale
     while (s > d.scale && n % 10 == 0) { n /= 10; s -= 1 }
     if (s > d.scale) return None
-    val factor = PowersOfTen(d.scale - s)
-    val limit = PowersOfTen(d.precision)
-    // |n| < limit / factor keeps n * factor within the target's digits (and a long).
-    if (n > -limit / factor && n < limit / factor) {
-      val scaled = n * factor
-      if (scaled > -limit && scaled < limit) Some(Decimal.createUnsafe(scaled, d.precision, d.scale)) else None
+    // Scaled up by 10^k, n fits the target's digits if it has at most precision - k of its own.
+    val k = d.scale - s
+    val bound = SmallDecimal.PowersOfTen(d.precision - k)
+    if (n > -bound && n < bound) {
+      Some(Decimal.createUnsafe(n * SmallDecimal.PowersOfTen(k), d.precision, d.scale))
     } else None
   }
 

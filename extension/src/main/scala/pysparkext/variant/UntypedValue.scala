@@ -17,8 +17,9 @@ object UntypedValue {
     if (dictionary == null) split(bytes, column, path) else {
       // A scalar refers to no dictionary entry, so it is checked on its own: checking the
       // column's whole dictionary for every row would cost more than the read.
-      val checkedWith = if (isScalar(bytes)) EmptyMetadata else dictionary
-      if (!isValid(bytes, checkedWith)) {
+      val valid = if (isScalar(bytes)) SmallDecimal.isWellFormed(bytes) || isValid(bytes, EmptyMetadata)
+        else isValid(bytes, dictionary)
+      if (!valid) {
         throw ShreddedVariantException.inRow(column, path, unknownType(bytes).getOrElse(
           "value is not a valid variant binary with the column's metadata " +
             s"(${bytes.length} value bytes, ${dictionary.length} metadata bytes)"))
