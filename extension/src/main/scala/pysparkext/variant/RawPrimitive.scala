@@ -37,11 +37,10 @@ object RawPrimitive {
    * The type id of `value` when it is one of these primitives, else -1. Called for every value a
    * path read decodes, so it compares ints (a lookup in `Names` would box the id each time).
    */
-  def typeId(value: Array[Byte]): Int =
-    if (value.isEmpty || (value(0) & 0x3) != 0) -1 else {
-      val id = (value(0) >> 2) & 0x3f
-      if (id >= Time && id <= TimestampNtzNanos) id else -1
-    }
+  def typeId(value: Array[Byte]): Int = {
+    val id = VariantHeader.primitiveTypeId(value)
+    if (id >= Time && id <= TimestampNtzNanos) id else -1
+  }
 
   /** A whole value that is one of these primitives, with its 8 payload bytes. */
   def isWellFormed(value: Array[Byte]): Boolean = typeId(value) >= 0 && value.length == 9

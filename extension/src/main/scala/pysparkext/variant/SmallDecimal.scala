@@ -1,6 +1,7 @@
 package pysparkext.variant
 
 import org.apache.spark.sql.types.Decimal
+import org.apache.spark.types.variant.VariantUtil
 
 /**
  * Variant DECIMAL4 and DECIMAL8 primitives read as their unscaled long: a header byte, a scale
@@ -10,16 +11,12 @@ import org.apache.spark.sql.types.Decimal
 object SmallDecimal {
   val PowersOfTen: Array[Long] = Array.iterate(1L, Decimal.MAX_LONG_DIGITS + 1)(_ * 10)
 
-  private val Decimal4 = 8
-  private val Decimal8 = 9
-
   /** The digits a value's width allows, or -1 when it is no DECIMAL4 or DECIMAL8. */
-  private def digits(value: Array[Byte]): Int =
-    if (value.isEmpty || (value(0) & 0x3) != 0) -1 else (value(0) >> 2) & 0x3f match {
-      case Decimal4 => 9
-      case Decimal8 => Decimal.MAX_LONG_DIGITS
-      case _ => -1
-    }
+  private def digits(value: Array[Byte]): Int = VariantHeader.primitiveTypeId(value) match {
+    case VariantUtil.DECIMAL4 => VariantUtil.MAX_DECIMAL4_PRECISION
+    case VariantUtil.DECIMAL8 => VariantUtil.MAX_DECIMAL8_PRECISION
+    case _ => -1
+  }
 
   /**
    * Whether `value` is exactly such a decimal, with no bytes after it, its scale and unscaled
@@ -34,7 +31,7 @@ object SmallDecimal {
     }
   }
 
-  private def width(digits: Int): Int = if (digits == 9) 4 else 8
+  private def width(digits: Int): Int = if (digits == VariantUtil.MAX_DECIMAL4_PRECISION) 4 else 8
 
   /** The scale of a well-formed value. */
   def scale(value: Array[Byte]): Int = value(1)

@@ -17,7 +17,8 @@ object UntypedValue {
     if (dictionary == null) split(bytes, column, path) else {
       // A scalar refers to no dictionary entry, so it is checked on its own: checking the
       // column's whole dictionary for every row would cost more than the read.
-      val valid = if (isScalar(bytes)) SmallDecimal.isWellFormed(bytes) || isValid(bytes, EmptyMetadata)
+      val valid =
+        if (VariantHeader.isScalar(bytes)) SmallDecimal.isWellFormed(bytes) || isValid(bytes, EmptyMetadata)
         else isValid(bytes, dictionary)
       if (!valid) {
         throw ShreddedVariantException.inRow(column, path, unknownType(bytes).getOrElse(
@@ -45,8 +46,6 @@ object UntypedValue {
   /** Version 1, no dictionary entries. */
   private val EmptyMetadata: Array[Byte] = Array[Byte](1, 0, 0)
 
-  /** Basic type primitive (0) or short string (1): neither refers to the dictionary. */
-  private def isScalar(value: Array[Byte]): Boolean = value.nonEmpty && (value(0) & 0x3) <= 1
 
   private def split(bytes: Array[Byte], column: String, path: String): Variant = {
     def corrupt(why: String) = ShreddedVariantException.inRow(column, path,
