@@ -10,6 +10,8 @@ from __future__ import annotations
 import shutil
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
@@ -191,11 +193,8 @@ def test_typed_value_of_another_type_is_cast_directly(spark: SparkSession, spec)
     assert ext == stock
 
 
-
 def _decimal_residual_file(path, value: bytes) -> str:
     """A spec-layout file of one row whose field `p` is shredded as a string but holds `value`."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
     p = pa.StructArray.from_arrays([pa.array([value], pa.binary()), pa.nulls(1, pa.string())],
                                    names=["value", "typed_value"])
     v = pa.StructArray.from_arrays(
