@@ -66,7 +66,8 @@ def variant_markdown(variant: list[VariantResult], writers: dict) -> str:
              "unshredded VARIANT; `spec_*`: Parquet spec layout written by Spark 4.3's shredding "
              "writer (schema inferred per file), extension off/on; `draft_ext`: the seed's draft "
              "layout written by `pyspark_ext.shred`, extension on; `flat`: the same values as "
-             "relational columns (the physical limit).", "",
+             "relational columns, every event field a column (the physical limit); `flat_narrow`: "
+             "only the columns the queries read (row groups of ~3x the rows: a stricter bar).", "",
              "`spec_forced_*`: the same writer with the draft layout's shredding schema forced.", "",
              "| dataset | query | " + " | ".join(configs) + " | "
              + " | ".join(k.replace("_vs_", " / ") for k in VariantResult.RATIOS) + " |",

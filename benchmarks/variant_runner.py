@@ -2,7 +2,7 @@
 
 Configurations: JSON parsed at query time, unshredded VARIANT, the spec layout (Spark's writer)
 with the extension off and on, the draft layout with the extension on (stock Spark cannot read it),
-and the flat table. All must return the same rows; a mismatch fails the run.
+and the flat table (``flat_narrow``: only the queried columns, on request). All must return the same rows; a mismatch fails the run.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ CONFIGS: dict[str, tuple[str, bool]] = {
     "spec_forced_ext": ("v_spec_forced", True),
     "draft_ext": ("v_draft", True),
     "flat": ("flat", False),
+    "flat_narrow": ("flat_narrow", False),
 }
 
 
@@ -44,7 +45,9 @@ class VariantResult:
               "spec_ext_vs_spec_stock": ("spec_ext", "spec_stock"),
               "spec_forced_ext_vs_flat": ("spec_forced_ext", "flat"),
               "spec_forced_ext_vs_stock": ("spec_forced_ext", "spec_forced_stock"),
-              "draft_ext_vs_variant": ("draft_ext", "variant")}
+              "draft_ext_vs_variant": ("draft_ext", "variant"),
+              "draft_ext_vs_flat_narrow": ("draft_ext", "flat_narrow"),
+              "spec_forced_ext_vs_flat_narrow": ("spec_forced_ext", "flat_narrow")}
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -56,7 +59,8 @@ class VariantResult:
 
 def _sql(q: VariantQuery, config: str) -> str:
     view, _ = CONFIGS[config]
-    return q.flat if view == "flat" else q.variant.format(t=SOURCES.get(view, view))
+    template = q.flat if view.startswith("flat") else q.variant
+    return template.format(t=SOURCES.get(view, view))
 
 
 def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, name: str,

@@ -42,3 +42,21 @@ def test_rows_compare_doubles_to_twelve_digits():
     assert canonical_rows(fewer_tasks) == canonical_rows(more_tasks)
     assert canonical_rows([Row(c="a", s=0.3001)]) != canonical_rows([Row(c="a", s=0.3)])
     assert canonical_rows([(2, "b"), (1, None)]) == ["(1, None)", "(2, 'b')"]
+
+
+def test_variant_ratios_against_both_flat_tables(tmp_path):
+    from benchmarks import variant_queries
+    from benchmarks.variant_runner import VariantResult, _sql
+
+    r = VariantResult("sorted", "one_path_sum")
+    r.seconds = {"draft_ext": 0.3, "flat": 0.25, "flat_narrow": 0.15}
+    r.input_bytes = {c: 1 for c in r.seconds}
+    d = r.as_dict()
+    assert round(d["draft_ext_vs_flat"], 6) == 1.2 and round(d["draft_ext_vs_flat_narrow"], 6) == 2.0
+    assert "spec_ext_vs_flat" not in d
+    md = report.variant_markdown([r], {})
+    assert "draft_ext / flat_narrow" in md and "| sorted | one_path_sum | 0.30 | 0.25 | 0.15 | 1.20 |" in md
+    q = variant_queries.queries(1000)["selective_filter"]
+    assert _sql(q, "flat") == "SELECT count(*), max(user_name) FROM flat WHERE id BETWEEN 500 AND 501"
+    assert _sql(q, "flat_narrow").endswith("FROM flat_narrow WHERE id BETWEEN 500 AND 501")
+    assert "FROM v_draft WHERE variant_get(v, '$.id', 'bigint')" in _sql(q, "draft_ext")
