@@ -21,6 +21,8 @@ final class PrunedAttributes(pruned: Map[ExprId, AttributeReference]) {
   def apply(e: Expression): Expression = e match {
     case IsNull(c) => rebuild(c).map(IsNull(_)).getOrElse(e.mapChildren(apply))
     case IsNotNull(c) => rebuild(c).map(IsNotNull(_)).getOrElse(e.mapChildren(apply))
+    // An array's or map's size does not depend on its element type.
+    case Size(c, legacy) => rebuild(c).map(Size(_, legacy)).getOrElse(e.mapChildren(apply))
     case _ => rebuild(e) match {
       case Some(r) => Padding.pad(r, e.dataType)
       case None => e.mapChildren(apply)
@@ -53,7 +55,11 @@ final class PrunedAttributes(pruned: Map[ExprId, AttributeReference]) {
   }
 }
 
-/** Builds an expression that widens a value of a pruned type back to its original type. */
+/**
+ * Builds an expression that widens a value of a pruned type back to its original type: a struct
+ * as `named_struct` over its fields (Spark simplifies a field extracted from it), an array or map
+ * by [[WidenPrunedValue]].
+ */
 object Padding {
   def fieldIndex(s: StructType, name: String): Option[Int] =
     Some(s.fieldNames.indexOf(name)).filter(_ >= 0)
@@ -72,13 +78,7 @@ object Padding {
         }
         val struct = CreateNamedStruct(values)
         if (e.nullable) If(IsNull(e), Literal(null, full), struct) else struct
-      case (ArrayType(pe, containsNull), ArrayType(fe, _)) =>
-        val x = NamedLambdaVariable("element", pe, containsNull)
-        ArrayTransform(e, LambdaFunction(pad(x, fe), Seq(x)))
-      case (MapType(k, pv, valueContainsNull), MapType(_, fv, _)) =>
-        val key = NamedLambdaVariable("key", k, nullable = false)
-        val value = NamedLambdaVariable("value", pv, valueContainsNull)
-        TransformValues(e, LambdaFunction(pad(value, fv), Seq(key, value)))
+      case (_: ArrayType, _: ArrayType) | (_: MapType, _: MapType) => WidenPrunedValue(e, full)
       case (have, want) => throw new IllegalStateException(
         s"cannot widen ${have.catalogString} back to ${want.catalogString}")
     }
