@@ -24,7 +24,7 @@ def _key(name: str, **params) -> Path:
 
 def nested_events(spark: SparkSession, rows: int, payload_width: int = 1000, seed: int = 7) -> str:
     """The nested ad-tech event log (``pyspark_ext.adtech_data``) with a wide payload struct."""
-    path = _key("nested_events", rows=rows, payload_width=payload_width, seed=seed, version=2)
+    path = _key("nested_events", rows=rows, payload_width=payload_width, seed=seed, version=3)
     if not (path / "_SUCCESS").exists():
         partitions = max(2, min(64, rows // 250_000 + 2))
         adtech_data.write_events(spark, str(path), rows, payload_width, seed, partitions)
