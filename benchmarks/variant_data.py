@@ -96,7 +96,7 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
     write = {"parquet.block.size": str(ROW_GROUP_BYTES)}
     if "json" in missing:
         events.write.options(**write).mode("overwrite").parquet(paths["json"])
-    variant = spark.read.parquet(paths["json"]).selectExpr("parse_json(j) AS v")
+    variant = _parsed(spark, paths)
     if "variant" in missing:
         variant.write.options(**write).mode("overwrite").parquet(paths["variant"])
     if "draft" in missing:
@@ -113,6 +113,11 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
     return paths
 
 
+def _parsed(spark: SparkSession, paths: dict[str, str]) -> DataFrame:
+    """The JSON form parsed into one VARIANT column ``v``."""
+    return spark.read.parquet(paths["json"]).selectExpr("parse_json(j) AS v")
+
+
 def _write_flat(variant: DataFrame, columns: dict[str, str], out: str) -> None:
     variant.selectExpr(*[f"{e} AS {c}" for c, e in columns.items()]) \
         .write.option("parquet.block.size", str(ROW_GROUP_BYTES)).mode("overwrite").parquet(out)
@@ -122,7 +127,7 @@ def flat_narrow(spark: SparkSession, paths: dict[str, str]) -> str:
     """A relational table of only the queried columns, next to the given forms; written once."""
     out = str(Path(paths["variant"]).parent / "flat_narrow")
     if not (Path(out) / "_SUCCESS").exists():
-        variant = spark.read.parquet(paths["json"]).selectExpr("parse_json(j) AS v")
+        variant = _parsed(spark, paths)
         _write_flat(variant, QUERIED_COLUMNS, out)
     return out
 
@@ -155,7 +160,7 @@ SOURCES: dict[str, str] = {}
 def register(spark: SparkSession, paths: dict[str, str]) -> None:
     """Views ``v_json``, ``v_variant`` and ``v_draft`` (one VARIANT column ``v``), ``flat`` (and
     ``flat_narrow`` where written), and ``SOURCES['v_spec']``."""
-    spark.read.parquet(paths["json"]).selectExpr("parse_json(j) AS v").createOrReplaceTempView("v_json")
+    _parsed(spark, paths).createOrReplaceTempView("v_json")
     for form in ("variant", "draft"):
         spark.read.schema("v VARIANT").parquet(paths[form]).createOrReplaceTempView(f"v_{form}")
     SOURCES["v_spec"] = f"parquet.`{paths['spec']}`"
