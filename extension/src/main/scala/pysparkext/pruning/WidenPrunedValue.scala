@@ -1,7 +1,7 @@
 package pysparkext.pruning
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Literal, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, ArrayData, GenericArrayData, MapData}
 import org.apache.spark.sql.types._
@@ -79,7 +79,7 @@ object Widening {
         }
         j += 1
       }
-      InternalRow.fromSeq(out.toIndexedSeq)
+      new GenericInternalRow(out)
     }
   }
 
