@@ -38,6 +38,19 @@ def summarise_variant(variant: list[VariantResult]) -> dict[str, dict[str, float
             for d, rs in per.items()}
 
 
+#: extension-on form and the same files read by stock Spark
+STOCK_PAIRS = {"variant_ext": "variant", "spec_ext": "spec_stock", "spec_forced_ext": "spec_forced_stock"}
+#: the slowdown against stock that issue 4 allows where the extension has nothing to gain
+PARITY_LIMIT = 1.05
+
+
+def stock_parity(variant: list[VariantResult]) -> list[dict]:
+    """Extension-on time over stock time on the same files, per dataset, query and form."""
+    return [{"dataset": r.dataset, "query": r.query, "form": ext, "ratio": r.ratio(ext, stock)}
+            for r in variant for ext, stock in STOCK_PAIRS.items()
+            if ext in r.seconds and stock in r.seconds]
+
+
 def write(out: Path, meta: dict, results: list[QueryResult], overhead: list[dict],
           scaling: list[dict], variant: list[VariantResult] | None = None,
           writers: dict | None = None) -> None:
@@ -47,7 +60,8 @@ def write(out: Path, meta: dict, results: list[QueryResult], overhead: list[dict
     payload = {"meta": meta, "summary": summary, "queries": [r.as_dict() for r in results],
                "overhead": overhead, "scaling": scaling,
                "variant_summary": summarise_variant(variant),
-               "variant": [r.as_dict() for r in variant], "writers": writers or {}}
+               "variant": [r.as_dict() for r in variant], "stock_parity": stock_parity(variant),
+               "writers": writers or {}}
     (out / "results.json").write_text(json.dumps(payload, indent=2))
     (out / "results.md").write_text(markdown(meta, summary, results, overhead, scaling)
                                     + variant_markdown(variant, writers or {}))
@@ -82,6 +96,24 @@ def variant_markdown(variant: list[VariantResult], writers: dict) -> str:
                   "|---|" + "---|" * len(VariantResult.RATIOS)]
         for dataset, s in summarise_variant(variant).items():
             lines.append(f"| {dataset} | " + " | ".join(_ratio(s, k) for k in VariantResult.RATIOS) + " |")
+    parity = stock_parity(variant)
+    if parity:
+        worst = max(parity, key=lambda p: p["ratio"])
+        over = [p for p in parity if p["ratio"] > PARITY_LIMIT]
+        lines += ["", "### Extension against stock on the same files", "",
+                  f"{len(parity)} query/form pairs; slowest extension / stock: {worst['ratio']:.2f} "
+                  f"({worst['dataset']}/{worst['query']}, {worst['form']}); "
+                  f"{len(over)} above {PARITY_LIMIT:.2f}.", "",
+                  "| dataset | form | " + " | ".join(sorted({p['query'] for p in parity})) + " |",
+                  "|---|---|" + "---|" * len({p['query'] for p in parity})]
+        for dataset in dict.fromkeys(p["dataset"] for p in parity):
+            for form in STOCK_PAIRS:
+                cells = {p["query"]: p["ratio"] for p in parity
+                         if p["dataset"] == dataset and p["form"] == form}
+                if cells:
+                    lines.append(f"| {dataset} | {form} | " + " | ".join(
+                        f"{cells[q]:.2f}" if q in cells else "n/a"
+                        for q in sorted({p['query'] for p in parity})) + " |")
     if writers:
         base = writers.get("unshredded") or 1.0
         lines += ["", "### Writing the same variants", "", "| writer | seconds | vs unshredded |",

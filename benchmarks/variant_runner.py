@@ -1,7 +1,7 @@
 """Runs each variant query over every storage form, alternating configurations, warmed, medians.
 
-Configurations: JSON parsed at query time, unshredded VARIANT, the spec layout (Spark's writer)
-with the extension off and on, the draft layout with the extension on (stock Spark cannot read it),
+Configurations: JSON parsed at query time, unshredded VARIANT (extension off, and on as
+``variant_ext``), the spec layout (Spark's writer) with the extension off and on, the draft layout with the extension on (stock Spark cannot read it),
 and the flat table (``flat_narrow``: only the queried columns, on request). All must return the same rows; a mismatch fails the run.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .variant_queries import VariantQuery
 CONFIGS: dict[str, tuple[str, bool]] = {
     "json": ("v_json", False),
     "variant": ("v_variant", False),
+    "variant_ext": ("v_variant", True),
     "spec_stock": ("v_spec", False),
     "spec_ext": ("v_spec", True),
     "spec_forced_stock": ("v_spec_forced", False),
@@ -46,6 +47,7 @@ class VariantResult:
               "spec_forced_ext_vs_flat": ("spec_forced_ext", "flat"),
               "spec_forced_ext_vs_stock": ("spec_forced_ext", "spec_forced_stock"),
               "draft_ext_vs_variant": ("draft_ext", "variant"),
+              "variant_ext_vs_variant": ("variant_ext", "variant"),
               "draft_ext_vs_flat_narrow": ("draft_ext", "flat_narrow"),
               "spec_forced_ext_vs_flat_narrow": ("spec_forced_ext", "flat_narrow")}
 

@@ -70,3 +70,22 @@ def test_variant_ratios_against_both_flat_tables(tmp_path):
     assert _sql(q, "flat") == "SELECT count(*), max(user_name) FROM flat WHERE id BETWEEN 500 AND 501"
     assert _sql(q, "flat_narrow").endswith("FROM flat_narrow WHERE id BETWEEN 500 AND 501")
     assert "FROM v_draft WHERE variant_get(v, '$.id', 'bigint')" in _sql(q, "draft_ext")
+
+
+def test_stock_parity_names_the_slowest_extension_run(tmp_path):
+    from benchmarks.variant_runner import VariantResult
+
+    fast, slow = VariantResult("unsorted", "two_strings"), VariantResult("unsorted", "one_path_sum")
+    fast.seconds = {"variant": 2.0, "variant_ext": 1.0, "spec_stock": 4.0, "spec_ext": 1.0, "flat": 0.5}
+    slow.seconds = {"variant": 2.0, "variant_ext": 2.2, "spec_stock": 4.0, "spec_ext": 4.0, "flat": 0.5}
+    for r in (fast, slow):
+        r.input_bytes = {c: 1 for c in r.seconds}
+    parity = report.stock_parity([fast, slow])
+    assert {(p["query"], p["form"]): round(p["ratio"], 6) for p in parity} == {
+        ("two_strings", "variant_ext"): 0.5, ("two_strings", "spec_ext"): 0.25,
+        ("one_path_sum", "variant_ext"): 1.1, ("one_path_sum", "spec_ext"): 1.0}
+    md = report.variant_markdown([fast, slow], {})
+    assert "slowest extension / stock: 1.10 (unsorted/one_path_sum, variant_ext); 1 above 1.05." in md
+    assert "| unsorted | variant_ext | 1.10 | 0.50 |" in md
+    report.write(tmp_path, {"command": "c", "rows": 1, "repeat": 1, "machine": "m"}, [], [], [], [fast, slow])
+    assert len(json.loads((tmp_path / "results.json").read_text())["stock_parity"]) == 4
