@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.schema.{GroupType, MessageType, Type}
+import org.apache.spark.sql.execution.datasources.VariantMetadata
 import org.apache.spark.sql.types._
 
 /**
@@ -34,7 +35,7 @@ object ParquetColumnBytes {
 
   private def column(t: Type, dt: DataType, path: List[String]): Seq[String] = (t, dt) match {
     case (p, _) if p.isPrimitive => Seq(path.reverse.mkString("."))
-    case (g: GroupType, s: StructType) => struct(g, s, path)
+    case (g: GroupType, s: StructType) if !VariantMetadata.isVariantStruct(s) => struct(g, s, path)
     case (g: GroupType, ArrayType(e, _)) if g.getFieldCount == 1 =>
       val repeated = g.getType(0)
       val isWrapper = !repeated.isPrimitive && repeated.asGroupType.getFieldCount == 1 &&
@@ -48,7 +49,9 @@ object ParquetColumnBytes {
       val p = kv.getName :: path
       column(kv.getType(0), k, kv.getType(0).getName :: p) ++
         (if (kv.getFieldCount > 1) column(kv.getType(1), v, kv.getType(1).getName :: p) else Nil)
-    case (g: GroupType, _) => // a shape the walk does not know: count the whole group
+    // A shape the walk does not know, or values Spark's variant push-down extracts from the
+    // group's binaries: count the whole group.
+    case (g: GroupType, _) =>
       g.getFields.asScala.toSeq.flatMap(c => column(c, NullType, c.getName :: path))
   }
 }

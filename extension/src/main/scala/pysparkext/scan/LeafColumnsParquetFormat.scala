@@ -18,7 +18,8 @@ import pysparkext.report.RowGroups.FilterSettings
  * A Parquet format for scans whose every use is a primitive leaf (see [[NestedLeavesAsColumns]]):
  * it reads just those `leaves` with a [[LeafColumnsReader]], one flat column decode per leaf.
  * Anything that reader does not cover is read by `delegate` exactly as before: partitioned
- * tables, off-heap vectors, INT96 conversion, field-id matching, and files where a leaf's path
+ * tables, off-heap vectors, INT96 conversion, field-id matching, leaves that Spark's variant
+ * push-down extracts from a variant binary (not stored as columns), and files where a leaf's path
  * is not a plain chain of groups to a primitive.
  */
 class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
@@ -37,7 +38,8 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
     val sql = SQLConf.get
     val supported = partitionSchema.isEmpty && !sql.offHeapColumnVectorEnabled &&
       !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&
-      leaves.forall(_.dataType(requiredSchema).exists(LeafColumnsParquetFormat.isPrimitive))
+      leaves.forall(l => l.stored(requiredSchema) &&
+        l.dataType(requiredSchema).exists(LeafColumnsParquetFormat.isPrimitive))
     if (!supported) return readFile
     val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
     val settings = FilterSettings.current

@@ -13,7 +13,7 @@ import org.apache.parquet.schema.{GroupType, MessageType, Type}
 import org.apache.hadoop.conf.Configuration
 
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile, VariantMetadata}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, VectorizedColumnReader}
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources.Filter
@@ -191,6 +191,18 @@ final case class LeafPath(column: Int, ordinals: Seq[Int]) {
       case ((s: StructType, _), o) => s(o).dataType -> s(o).name
       case (other, _) => other
     }.map(_._2)
+
+  /**
+   * Whether every struct from the column down to the leaf is a Parquet group. Spark's variant
+   * push-down reads a VARIANT column as a struct of the values it extracts from the variant
+   * binary (fields marked with `VariantMetadata`); those fields are no columns of the file.
+   */
+  def stored(schema: StructType): Boolean =
+    ordinals.foldLeft(Option(schema(column).dataType)) {
+      case (Some(s: StructType), o) if o < s.length && !VariantMetadata.isVariantStruct(s) =>
+        Some(s(o).dataType)
+      case _ => None
+    }.isDefined
 
   /** The leaf's type, or None if the ordinals do not lead through structs of `schema`. */
   def dataType(schema: StructType): Option[DataType] =

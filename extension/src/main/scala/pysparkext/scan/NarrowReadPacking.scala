@@ -15,7 +15,7 @@ import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.{PartitionCoalescer, PartitionGroup, RDD}
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile, VariantMetadata}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFooterReader
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
@@ -134,10 +134,13 @@ object NarrowReadPacking extends Logging {
     bytes
   }
 
-  /** The column paths the scan reads: struct fields down to the first non-struct type. */
+  /**
+   * The column paths the scan reads: struct fields down to the first non-struct type. A struct
+   * of values Spark's variant push-down extracts reads its whole variant group.
+   */
   private def prefixes(schema: StructType): Seq[List[String]] = schema.fields.toSeq.flatMap { f =>
     f.dataType match {
-      case s: StructType if s.nonEmpty => prefixes(s).map(f.name :: _)
+      case s: StructType if s.nonEmpty && !VariantMetadata.isVariantStruct(s) => prefixes(s).map(f.name :: _)
       case _ => Seq(List(f.name))
     }
   }

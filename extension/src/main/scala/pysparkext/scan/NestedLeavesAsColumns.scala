@@ -99,8 +99,8 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
 
   /**
    * The scan reading through a [[LeafColumnsParquetFormat]] when everything above uses only
-   * primitive leaves of it (no struct whole, so no struct nulls are needed) and it has no
-   * partition or metadata columns; else the scan as it is.
+   * primitive leaves of it (no struct whole, so no struct nulls are needed) that the files store
+   * as columns, and it has no partition or metadata columns; else the scan as it is.
    */
   private def withLeafReader(
       scan: FileSourceScanExec,
@@ -113,8 +113,8 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       scan.relation.partitionSchema.isEmpty && scan.output.length == schema.length &&
       kept.forall(i => LeafColumnsParquetFormat.isPrimitive(schema(i).dataType)) &&
       leaves.forall(l => LeafColumnsParquetFormat.isPrimitive(l.attribute.dataType))
-    if (!eligible) return scan
     val paths = kept.map(LeafPath(_, Nil)) ++ leaves.map(l => LeafPath(l.column, l.ordinals))
+    if (!eligible || !paths.forall(_.stored(schema))) return scan
     val leafFormat = new LeafColumnsParquetFormat(format.asInstanceOf[ParquetFileFormat], paths)
     scan.copy(relation = scan.relation.copy(fileFormat = leafFormat)(scan.relation.sparkSession))
   }
