@@ -6,7 +6,7 @@ valid cases must return the expected variants, error cases must raise, ``-INVALI
 either raise or return the expected (shredded) value.
 
 With the extension on, shredded spec-layout files are read by its reader (``SpecLayout``,
-``DraftLevel``), which fixes stock Spark 4.3.0's failures on null/null levels, conflicting
+``ShreddedLevel``), which fixes stock Spark 4.3.0's failures on null/null levels, conflicting
 value/typed_value and unsupported typed_value types, and carries the variant types Spark 4.3 has
 no value for (TIME, nanosecond timestamps; ``RawPrimitive``, ``RawTypedValue``) through
 unchanged. Every case conforms.

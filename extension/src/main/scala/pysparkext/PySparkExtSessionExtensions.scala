@@ -8,17 +8,18 @@ import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import pysparkext.pruning.WholePlanSchemaPruning
 import pysparkext.scan.{InsertRowGroupMetrics, NestedLeavesAsColumns}
-import pysparkext.variant.{DraftSkipPredicates, PathReadsBeforeAggregates, ResolveDraftVariantRelations, RewriteDraftVariantPaths,
-  ShredDraftVariant}
+import pysparkext.variant.{PathReadsBeforeAggregates, ResolveShreddedVariantRelations,
+  RewriteShreddedVariantPaths, ShredDraftVariant, ShreddedSkipPredicates}
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
  * it rewrites and reads its own switches.
  *
- * - Analysis: draft-layout shredded variant columns are presented as VARIANT.
+ * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
  * - Pre-CBO, in order: variant path reads become shredded-column reads, filters on them gain
- *   row-group skipping predicates, then whole-plan nested schema pruning. Pre-CBO runs after operator optimisation (column pruning, predicate push-down
- *   and subquery optimisation have shaped the plan) and right before Spark's own "Early Filter and
+ *   row-group skipping predicates, then whole-plan nested schema pruning. Pre-CBO runs after
+ *   operator optimisation (column pruning, predicate push-down and subquery optimisation have
+ *   shaped the plan) and right before Spark's own "Early Filter and
  *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
  * - Physical planning: nested fields of vectorized Parquet scans are read as top-level columns;
  *   scans of shredded variants that push filters count the row groups they read and skip.
@@ -26,9 +27,9 @@ import pysparkext.variant.{DraftSkipPredicates, PathReadsBeforeAggregates, Resol
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    extensions.injectResolutionRule(session => new ResolveDraftVariantRelations(session))
-    extensions.injectPreCBORule(_ => RewriteDraftVariantPaths)
-    extensions.injectPreCBORule(_ => DraftSkipPredicates)
+    extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
+    extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
+    extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
     extensions.injectColumnar(session => new ColumnarRule {
       private val metrics = new InsertRowGroupMetrics(session)

@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.DataType
  * the children are generated as usual, boxed into an array, and the method is called on the
  * expression object. Unlike CodegenFallback this keeps the operator in whole-stage code.
  */
-object DraftCodegen {
+object MethodCallCodegen {
   def callWithChildren(
       ctx: CodegenContext,
       ev: ExprCode,
@@ -18,7 +18,7 @@ object DraftCodegen {
       method: String,
       children: Seq[Expression],
       dataType: DataType): ExprCode = {
-    val ref = ctx.addReferenceObj("draftExpr", target)
+    val ref = ctx.addReferenceObj("methodCallExpr", target)
     val values = ctx.freshName("values")
     val result = ctx.freshName("result")
     val evals = children.zipWithIndex.map { case (c, i) =>

@@ -44,7 +44,7 @@ object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
       (e.mode == Partial || e.mode == Complete) && e.filter.isEmpty && !e.isDistinct
     }
 
-  private def readsPath(e: Expression): Boolean = e.exists(_.isInstanceOf[DraftVariantGet])
+  private def readsPath(e: Expression): Boolean = e.exists(_.isInstanceOf[ShreddedVariantGet])
 
   /**
    * The aggregate reading the aliases' attributes from a projection that computes them: the

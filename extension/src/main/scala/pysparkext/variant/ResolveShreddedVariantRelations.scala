@@ -21,8 +21,8 @@ import pysparkext.{ExtConf, GuardedRule}
  * (switch: [[ExtConf.InferDraftLayout]]). Every file's footer is read, because each file may
  * shred differently. Files whose draft schemas merge (fields added or missing) are read by one
  * relation; files whose typed columns conflict are read by separate relations under a Union. The
- * column is then `reconstruct_draft_variant(struct) AS v`, keeping `v`'s expression id, so the
- * rest of the query is unchanged; [[RewriteDraftVariantPaths]] later turns path reads into
+ * column is then `reconstruct_shredded_variant(struct) AS v`, keeping `v`'s expression id, so the
+ * rest of the query is unchanged; [[RewriteShreddedVariantPaths]] later turns path reads into
  * column reads.
  *
  * Safe because reconstruction is the seed's algorithm over the file's own data, and a file whose
@@ -31,7 +31,7 @@ import pysparkext.{ExtConf, GuardedRule}
  * some file of the relation shreds the column; the scan then reads variant groups as structs
  * ([[VariantGroupsAsStructsParquetFormat]]). Unshredded tables stay with Spark's reader.
  */
-class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
+class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule {
   override protected def featureConf: String = ExtConf.DraftVariant
   override protected def preservesSchema: Boolean = false
 
@@ -234,7 +234,7 @@ class ResolveDraftVariantRelations(session: SparkSession) extends GuardedRule {
     val columns = r.output.zip(output).map { case (orig, read) =>
       draftType(orig.name) match {
         case Some(_) =>
-          Alias(ReconstructDraftVariant(read, label(table, orig.name)), orig.name)(
+          Alias(ReconstructShreddedVariant(read, label(table, orig.name)), orig.name)(
             exprId = if (g == 0) orig.exprId else NamedExpression.newExprId,
             qualifier = orig.qualifier)
         case None => read

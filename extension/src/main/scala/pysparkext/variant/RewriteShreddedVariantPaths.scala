@@ -13,26 +13,26 @@ import org.apache.spark.unsafe.types.UTF8String
 import pysparkext.{ExtConf, GuardedRule}
 
 /**
- * Turns path reads of a draft-layout variant into reads of its shredded columns.
+ * Turns path reads of a shredded variant (draft or spec layout) into reads of its shredded columns.
  *
- * A draft column reaches the plan as `reconstruct_draft_variant(s) AS v` over the struct `s`
- * ([[ResolveDraftVariantRelations]]). Every `variant_get`, `try_variant_get`, `v:path` and cast of
- * `v` with a constant path becomes a [[DraftVariantGet]] over `s`:
+ * A shredded column reaches the plan as `reconstruct_shredded_variant(s) AS v` over the struct `s`
+ * ([[ResolveShreddedVariantRelations]]). Every `variant_get`, `try_variant_get`, `v:path` and cast of
+ * `v` with a constant path becomes a [[ShreddedVariantGet]] over `s`:
  *  - where the reconstruction is inline (filters pushed under the Project), in place;
  *  - where an operator above reads `v` by attribute, `s` is carried up next to `v` through every
  *    operator that passes its child's columns on, and the operator reads the path from `s`.
  * Column pruning then drops `v` wherever nothing needs it whole, and nested schema pruning reads
  * only the leaves on the paths.
  *
- * Safe because [[DraftVariantGet]] returns exactly what the expression it replaces returns (it
+ * Safe because [[ShreddedVariantGet]] returns exactly what the expression it replaces returns (it
  * casts with the same Spark code, error mode and time zone), and carrying an extra column up
  * changes no operator's result.
  */
-object RewriteDraftVariantPaths extends GuardedRule {
+object RewriteShreddedVariantPaths extends GuardedRule {
   override protected def featureConf: String = ExtConf.DraftVariant
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
-    if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ReconstructDraftVariant])))) {
+    if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ReconstructShreddedVariant])))) {
       return plan
     }
     val inlined = plan.transformAllExpressions(inline)
@@ -53,25 +53,25 @@ object RewriteDraftVariantPaths extends GuardedRule {
     tz.orElse(Some(SQLConf.get.sessionLocalTimeZone))
 
   /**
-   * Path reads of a variant whose draft struct `source` can name: `(struct, column)` for a
+   * Path reads of a variant whose shredded struct `source` can name: `(struct, column)` for a
    * reconstruction inline, or for an attribute rebuilt from a struct carried beside it.
    */
   private def pathReads(source: Expression => Option[(Expression, String)])
       : PartialFunction[Expression, Expression] = {
-    object Draft { def unapply(e: Expression): Option[(Expression, String)] = source(e) }
+    object ShreddedSource { def unapply(e: Expression): Option[(Expression, String)] = source(e) }
     {
-      case c @ Cast(VariantGet(Draft(s, col), Literal(p: UTF8String, _), VariantType, _, _),
+      case c @ Cast(VariantGet(ShreddedSource(s, col), Literal(p: UTF8String, _), VariantType, _, _),
           to, _, mode) if to != VariantType =>
-        DraftPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case c @ Cast(Draft(s, col), to, _, mode) if to != VariantType =>
-        DraftPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case VariantGet(Draft(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
-        DraftPaths.get(s, col, p.toString, to, fail, zone(tz))
+        ShreddedPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
+      case c @ Cast(ShreddedSource(s, col), to, _, mode) if to != VariantType =>
+        ShreddedPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
+      case VariantGet(ShreddedSource(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
+        ShreddedPaths.get(s, col, p.toString, to, fail, zone(tz))
     }
   }
 
   private val inline = pathReads {
-    case ReconstructDraftVariant(s, col) => Some(s -> col)
+    case ReconstructShreddedVariant(s, col) => Some(s -> col)
     case _ => None
   }
 
@@ -122,7 +122,7 @@ object RewriteDraftVariantPaths extends GuardedRule {
       rewritten match {
         case p @ Project(list, child) =>
           val defs = list.collect {
-            case a @ Alias(ReconstructDraftVariant(s: Attribute, col), _)
+            case a @ Alias(ReconstructShreddedVariant(s: Attribute, col), _)
                 if child.outputSet.contains(s) && !unionInputs.contains(a.exprId) =>
               a.exprId -> (s, col)
           }

@@ -93,7 +93,7 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
   }
 
   override def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
-    DraftCodegen.callWithChildren(ctx, ev, this, "evalValues", Seq(child), dataType)
+    MethodCallCodegen.callWithChildren(ctx, ev, this, "evalValues", Seq(child), dataType)
 
   override protected def withNewChildInternal(newChild: Expression): ShredDraftVariant =
     copy(child = newChild)

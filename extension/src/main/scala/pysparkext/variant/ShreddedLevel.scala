@@ -12,17 +12,17 @@ import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
  * Absent parts count as always null, as both layouts say. `metadata` is the ordinal of the spec
  * layout's top-level dictionary, -1 elsewhere.
  */
-final case class DraftLevel(
+final case class ShreddedLevel(
     width: Int,
     metadata: Int,
     untyped: Int,
     typed: Int,
     typedType: DataType,
     objectOrdinal: Int,
-    fields: IndexedSeq[(String, DraftLevel)],
+    fields: IndexedSeq[(String, ShreddedLevel)],
     shreddedEverywhere: Set[String],
     arrayOrdinal: Int,
-    element: DraftLevel,
+    element: ShreddedLevel,
     spec: Boolean) {
 
   /** Whether the row's value is in this level's residual alone (every shredded part null). */
@@ -135,12 +135,12 @@ final case class DraftLevel(
   }
 }
 
-object DraftLevel {
+object ShreddedLevel {
   /**
    * Compiles the shape of a (possibly pruned) shredded struct type; `spec` says which layout
    * (a pruned level alone cannot always tell).
    */
-  def of(t: DataType, spec: Boolean): DraftLevel = t match {
+  def of(t: DataType, spec: Boolean): ShreddedLevel = t match {
     case s: StructType =>
       val shape = LevelShape.of(s)
       val objectFields = if (shape.obj < 0) IndexedSeq.empty else s(shape.obj).dataType match {
@@ -154,21 +154,21 @@ object DraftLevel {
         case ArrayType(e, _) => of(e, spec)
         case _ => null
       }
-      DraftLevel(s.length, DraftLayout.ordinal(s, SpecLayout.Metadata), shape.untyped,
+      ShreddedLevel(s.length, DraftLayout.ordinal(s, SpecLayout.Metadata), shape.untyped,
         shape.primitive, if (shape.primitive < 0) NullType else s(shape.primitive).dataType,
         shape.obj, fields, everywhere, shape.array, element, spec)
     case other => throw new IllegalArgumentException(s"not a shredded level: ${other.sql}")
   }
 
   /** The spec layout's dictionary of a top-level row, or null for the draft layout. */
-  def dictionary(level: DraftLevel, row: InternalRow, column: String): Array[Byte] =
+  def dictionary(level: ShreddedLevel, row: InternalRow, column: String): Array[Byte] =
     if (level.metadata < 0) null
     else if (row.isNullAt(level.metadata)) {
       throw ShreddedVariantException.inRow(column, "$", "metadata is null in a non-null variant")
     } else row.getBinary(level.metadata)
 
   /** Rebuilds the whole variant of a top-level row (see [[build]]). */
-  def reconstruct(level: DraftLevel, row: InternalRow, column: String): Variant =
+  def reconstruct(level: ShreddedLevel, row: InternalRow, column: String): Variant =
     build(level, row, column, "$", dictionary(level, row, column))
 
   /**
@@ -176,7 +176,7 @@ object DraftLevel {
    * (null); at the spec layout's top level (the one with `metadata`) it is a variant null.
    */
   def build(
-      level: DraftLevel,
+      level: ShreddedLevel,
       row: InternalRow,
       column: String,
       path: String,

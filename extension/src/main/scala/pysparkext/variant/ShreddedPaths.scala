@@ -9,10 +9,10 @@ import org.apache.spark.sql.types._
 /**
  * Plans the read of one variant path from a shredded struct of either layout: walks the path through the
  * shredded schema as far as it is shredded, collecting where the value can live (see
- * [[DraftVariantGet]]). Only the leaves of those places are referenced, so schema pruning then
+ * [[ShreddedVariantGet]]). Only the leaves of those places are referenced, so schema pruning then
  * reads nothing else.
  */
-object DraftPaths {
+object ShreddedPaths {
   def get(
       root: Expression,
       column: String,
@@ -64,7 +64,7 @@ object DraftPaths {
     val dictionary = Some(DraftLayout.ordinal(rootType, SpecLayout.Metadata))
       .filter(_ >= 0 && places.exists(p => decodes(p._1.dataType)))
       .map(part(root, rootType, _))
-    val slow = DraftVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
+    val slow = ShreddedVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
       targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined,
       spec = spec)
     val leaf = if (complete && targetType != VariantType) typedLeaf(leafPlace) else None
@@ -110,7 +110,7 @@ object DraftPaths {
    * The primitive `typed_value` and the residual of a level that ends in a primitive. There the
    * common case is a plain column read that Spark compiles (the general read only runs for rows
    * where the value is not there), and typed statistics can skip row groups
-   * ([[DraftSkipPredicates]]).
+   * ([[ShreddedSkipPredicates]]).
    */
   def typedLeaf(level: Expression): Option[(Expression, Option[Expression])] =
     (level, level.dataType) match {

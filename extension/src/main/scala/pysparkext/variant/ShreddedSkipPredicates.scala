@@ -25,11 +25,11 @@ import pysparkext.{ExtConf, GuardedRule}
  * `IS NOT NULL`, `startswith` and AND/OR of those. A negation is never pushed. The original
  * filter still runs on the rows read.
  */
-object DraftSkipPredicates extends GuardedRule {
+object ShreddedSkipPredicates extends GuardedRule {
   override protected def featureConf: String = ExtConf.VariantSkipping
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.transformUp {
-    case f @ Filter(cond, child) if scanBelow(child) && cond.exists(_.isInstanceOf[DraftVariantGet]) =>
+    case f @ Filter(cond, child) if scanBelow(child) && cond.exists(_.isInstanceOf[ShreddedVariantGet]) =>
       val existing = splitConjuncts(cond)
       val added = existing.flatMap(skip).filterNot(s => existing.exists(_.semanticEquals(s)))
       if (added.isEmpty) f else Filter((existing ++ added).reduce(And), child)
@@ -48,7 +48,7 @@ object DraftSkipPredicates extends GuardedRule {
 
   /**
    * The physical side of one path read: its typed leaf, every untyped that can hold it, and the
-   * type the read returns. The leaf is of that type, or (see DraftPaths) an integer column the
+   * type the read returns. The leaf is of that type, or (see ShreddedPaths) an integer column the
    * read widens; then a literal that fits the column compares the same and one that does not is
    * not pushed.
    */
@@ -72,16 +72,16 @@ object DraftSkipPredicates extends GuardedRule {
 
   private object PathRead {
     def unapply(e: Expression): Option[Physical] = e match {
-      case If(_, _, g: DraftVariantGet) => physical(g)
-      case g: DraftVariantGet => physical(g)
+      case If(_, _, g: ShreddedVariantGet) => physical(g)
+      case g: ShreddedVariantGet => physical(g)
       case _ => None
     }
 
-    private def physical(g: DraftVariantGet): Option[Physical] = {
+    private def physical(g: ShreddedVariantGet): Option[Physical] = {
       if (g.remainingPaths.isEmpty || g.remainingPaths.head.nonEmpty) return None
       val others = g.placeChildren.tail
       if (!others.forall(isStructChain)) return None
-      DraftPaths.typedLeaf(g.placeChildren.head).filter { case (typed, own) =>
+      ShreddedPaths.typedLeaf(g.placeChildren.head).filter { case (typed, own) =>
         isStructChain(typed) && own.forall(isStructChain) && comparable(typed.dataType, g.targetType)
       }.map { case (typed, own) => Physical(typed, own.toSeq ++ others, g.targetType) }
     }

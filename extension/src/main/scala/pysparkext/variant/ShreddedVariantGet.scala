@@ -11,9 +11,10 @@ import org.apache.spark.types.variant.{Variant, VariantUtil}
 import org.apache.spark.unsafe.types.VariantVal
 
 /**
- * `variant_get` of one path of a draft-layout variant, reading only the columns on that path.
+ * `variant_get` of one path of a shredded variant (draft or spec layout), reading only the columns
+ * on that path.
  *
- * Each child is a place the value can be, deepest first (see [[DraftPaths]]): the shredded level
+ * Each child is a place the value can be, deepest first (see [[ShreddedPaths]]): the shredded level
  * at the end of the path (a struct), then the `untyped_value` of each shallower level with the
  * rest of the path still to apply. The first non-null place decides the result. That is exact for
  * valid data: a shredded field never appears in its object's residual, so a shallower residual
@@ -26,7 +27,7 @@ import org.apache.spark.unsafe.types.VariantVal
  * child is the column's `metadata`, which decodes them. A read whose every residual is null in
  * every file (see [[DraftLayout.markNullEverywhere]]) decodes none and goes without it.
  */
-case class DraftVariantGet(
+case class ShreddedVariantGet(
     children: Seq[Expression],
     remainingPaths: Seq[Seq[VariantPathSegment]],
     targetType: DataType,
@@ -43,9 +44,9 @@ case class DraftVariantGet(
   /** The children that are places the value can be (without the spec layout's dictionary). */
   def placeChildren: Seq[Expression] = children.take(places)
 
-  @transient private lazy val levels: IndexedSeq[DraftLevel] = children.toIndexedSeq.map { c =>
+  @transient private lazy val levels: IndexedSeq[ShreddedLevel] = children.toIndexedSeq.map { c =>
     c.dataType match {
-      case s: StructType => DraftLevel.of(s, spec)
+      case s: StructType => ShreddedLevel.of(s, spec)
       case _ => null
     }
   }
@@ -56,10 +57,10 @@ case class DraftVariantGet(
 
   override def dataType: DataType = targetType
   override def nullable: Boolean = true
-  override def prettyName: String = if (failOnError) "draft_variant_get" else "try_draft_variant_get"
+  override def prettyName: String = if (failOnError) "shredded_variant_get" else "try_shredded_variant_get"
   override def toString: String = s"$prettyName(${children.mkString(", ")}, $path, ${targetType.sql})"
 
-  override def withTimeZone(timeZoneId: String): DraftVariantGet =
+  override def withTimeZone(timeZoneId: String): ShreddedVariantGet =
     copy(timeZoneId = Option(timeZoneId))
 
   override def eval(input: InternalRow): Any = {
@@ -129,7 +130,7 @@ case class DraftVariantGet(
 
   /** Left: the answer read straight from `typed_value`; Right: the level's variant, or null. */
   private def fromLevel(
-      level: DraftLevel,
+      level: ShreddedLevel,
       row: InternalRow,
       dictionary: Array[Byte]): Either[Any, Variant] = {
     val typedOnly = level.objectOrdinal < 0 && level.arrayOrdinal < 0 && level.typed >= 0 &&
@@ -141,15 +142,15 @@ case class DraftVariantGet(
         keepScale = spec),
         targetType, castArgs))
     } else {
-      Right(DraftLevel.build(level, row, column, path, dictionary))
+      Right(ShreddedLevel.build(level, row, column, path, dictionary))
     }
   }
 
   // Generated code evaluates the children and calls evalValues, so a plan holding this
   // expression keeps whole-stage code generation (a CodegenFallback would switch it off).
   override def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
-    DraftCodegen.callWithChildren(ctx, ev, this, "evalValues", children, dataType)
+    MethodCallCodegen.callWithChildren(ctx, ev, this, "evalValues", children, dataType)
 
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): DraftVariantGet =
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): ShreddedVariantGet =
     copy(children = newChildren)
 }
