@@ -50,15 +50,16 @@ class ResultMismatch(AssertionError):
     pass
 
 
-# A run: the canonical rows, the seconds it took and the bytes it read.
-Run = tuple[list[Any], float, int]
+# A run: the canonical rows, the seconds it took and the bytes it read, by measure.
+Run = tuple[list[Any], float, dict[str, int]]
 
 
 def alternate(configs: list[str], repeat: int, run: Callable[[str], Run],
-              label: str) -> tuple[list[Any], dict[str, float], dict[str, int]]:
+              label: str) -> tuple[list[Any], dict[str, float], dict[str, dict[str, int]]]:
+    """Medians per configuration: of seconds, and of each byte measure."""
     reference: list[str] | None = None
     seconds: dict[str, list[float]] = {c: [] for c in configs}
-    nbytes: dict[str, list[int]] = {c: [] for c in configs}
+    nbytes: dict[str, list[dict[str, int]]] = {c: [] for c in configs}
     for i in range(repeat + 1):  # round 0 warms every configuration
         for config in (configs if i % 2 == 0 else list(reversed(configs))):
             rows, elapsed, read = run(config)
@@ -70,4 +71,4 @@ def alternate(configs: list[str], repeat: int, run: Callable[[str], Run],
                 seconds[config].append(elapsed)
                 nbytes[config].append(read)
     return (reference or [], {c: statistics.median(v) for c, v in seconds.items()},
-            {c: int(statistics.median(v)) for c, v in nbytes.items()})
+            {c: {k: int(statistics.median(r[k] for r in v)) for k in v[0]} for c, v in nbytes.items()})

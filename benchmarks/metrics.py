@@ -1,4 +1,4 @@
-"""What a query read from storage. Spark runs in local mode here, so its executors are the driver's
+"""What a query read from storage, and which row groups its scans keep. Spark runs in local mode here, so its executors are the driver's
 JVM; the bytes that JVM read through read system calls (``rchar`` in Linux's /proc/PID/io) are what
 the scans read, page cache or not. Parquet's vectored reads bypass Hadoop's file-system statistics
 and Spark's task input metrics report whole splits, so neither tells pruned reads apart. Elsewhere
@@ -28,8 +28,10 @@ class InputBytes:
                     return int(line.split()[1])
         return int(self._jvm_listener.fileSystemBytesRead())
 
-    def measure(self, action, label: str) -> tuple[object, float, int]:
-        """Run ``action``; return its result, its wall-clock seconds and the bytes it read."""
+    def measure(self, action, label: str) -> tuple[object, float, dict[str, int]]:
+        """Run ``action``; return its result, its wall-clock seconds and the bytes it read:
+        ``storage`` (read system calls, see above) and ``task_input`` (Spark's task input metrics,
+        summed by a listener; Parquet's vectored reads are not all counted there)."""
         group = f"{label}#{next(self._ids)}"
         self._listener.reset()
         before = self._bytes_read()
@@ -45,4 +47,16 @@ class InputBytes:
         deadline = time.monotonic() + 10
         while self._listener.jobsEnded() < jobs and time.monotonic() < deadline:
             time.sleep(0.01)
-        return result, elapsed, self._bytes_read() - before
+        return result, elapsed, {"storage": self._bytes_read() - before,
+                                 "task_input": int(self._listener.bytesRead())}
+
+
+def scan_totals(scans: list[dict]) -> dict[str, int | None]:
+    """Column bytes, leaves and row groups read and skipped over the scans of one plan, from
+    ``pyspark_ext.explain_read_schema``; row groups are ``None`` where no scan reports them (they
+    are judged on statistics, for Parquet scans of up to 256 files)."""
+    counted = [s for s in scans if s.get("row_groups") is not None]
+    return {"column_bytes": sum(s["bytes_read"] or 0 for s in scans),
+            "read_leaves": sum(s["read_leaves"] for s in scans),
+            "row_groups_read": sum(s["row_groups_read"] for s in counted) if counted else None,
+            "row_groups_skipped": sum(s["row_groups_skipped"] for s in counted) if counted else None}

@@ -96,6 +96,15 @@ def variant_markdown(variant: list[VariantResult], writers: dict) -> str:
                   "|---|" + "---|" * len(VariantResult.RATIOS)]
         for dataset, s in summarise_variant(variant).items():
             lines.append(f"| {dataset} | " + " | ".join(_ratio(s, k) for k in VariantResult.RATIOS) + " |")
+    if variant and any(r.task_input_bytes or r.row_groups_read for r in variant):
+        lines += ["", "### Bytes and row groups per storage form", "",
+                  "| dataset | query | form | seconds | input MiB | task input MiB | row groups read (skipped) |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in variant:
+            for c in configs:
+                lines.append(f"| {r.dataset} | {r.query} | {c} | {r.seconds[c]:.2f} | "
+                             f"{_mib(r.input_bytes.get(c))} | {_mib(r.task_input_bytes.get(c))} | "
+                             f"{_row_groups(r, c)} |")
     parity = stock_parity(variant)
     if parity:
         worst = max(parity, key=lambda p: p["ratio"])
@@ -160,6 +169,11 @@ def _mib(n: float | None) -> str:
     return "n/a" if n is None else f"{n / 2**20:,.2f}"
 
 
+def _row_groups(r: QueryResult | VariantResult, config: str) -> str:
+    read = r.row_groups_read.get(config)
+    return "n/a" if read is None else f"{read} ({r.row_groups_skipped[config]})"
+
+
 def markdown(meta: dict, summary: dict, results: list[QueryResult], overhead: list[dict],
              scaling: list[dict]) -> str:
     lines = ["# Benchmark results", "",
@@ -167,9 +181,12 @@ def markdown(meta: dict, summary: dict, results: list[QueryResult], overhead: li
              f"(median); machine: {meta['machine']}.", "",
              "Absolute times are of this machine; compare the ratios. *Ratio* is extension-on over "
              "stock Spark 4.3.0, measured alternately in one process. *Input MiB* is what Spark's JVM "
-             "read through read system calls while the query ran (/proc/PID/io rchar); *column MiB* is the compressed size of the column chunks the "
+             "read through read system calls while the query ran (/proc/PID/io rchar); *task input MiB* "
+             "is what Spark's task input metrics counted (Parquet's vectored reads are not all counted "
+             "there, so it can fall short of the input); *column MiB* is the compressed size of the column chunks the "
              "scan selects (Parquet footers); the *limit* is the column bytes of exactly the leaves the "
-             "query needs.", ""]
+             "query needs. *Row groups* are those the scans read and skipped, judged on Parquet "
+             "statistics with the pushed filters.", ""]
     if summary:
         lines += ["## Summary per suite", "",
                   "| suite | queries | median time ratio | median input-bytes ratio | total input-bytes ratio | column bytes vs limit | added planning ms (median) |",
@@ -180,14 +197,16 @@ def markdown(meta: dict, summary: dict, results: list[QueryResult], overhead: li
                          f"{s['median_bytes_ratio']:.3f} | {s['total_bytes_ratio']:.3f} | {vs_limit} | "
                          f"{s['median_added_plan_ms']:.1f} |")
         lines += ["", "## Per query", "",
-                  "| suite | query | stock s | ext s | time ratio | stock input MiB | ext input MiB | bytes ratio | limit column MiB | leaves stock → ext | plan ms stock / ext |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| suite | query | stock s | ext s | time ratio | stock input MiB | ext input MiB | bytes ratio | task input MiB stock / ext | limit column MiB | leaves stock → ext | row groups read (skipped) stock → ext | plan ms stock / ext |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in results:
             lines.append(
                 f"| {r.suite} | {r.query} | {r.seconds['stock']:.2f} | {r.seconds['extension']:.2f} | "
                 f"{r.time_ratio:.2f} | {_mib(r.input_bytes['stock'])} | {_mib(r.input_bytes['extension'])} | "
-                f"{r.bytes_ratio:.3f} | {_mib(r.limit_bytes)} | {r.read_leaves['stock']} → "
-                f"{r.read_leaves['extension']} | {r.plan_ms['stock']:.0f} / {r.plan_ms['extension']:.0f} |")
+                f"{r.bytes_ratio:.3f} | {_mib(r.task_input_bytes.get('stock'))} / "
+                f"{_mib(r.task_input_bytes.get('extension'))} | {_mib(r.limit_bytes)} | {r.read_leaves['stock']} → "
+                f"{r.read_leaves['extension']} | {_row_groups(r, 'stock')} → {_row_groups(r, 'extension')} | "
+                f"{r.plan_ms['stock']:.0f} / {r.plan_ms['extension']:.0f} |")
     if overhead:
         lines += ["", "## Optimizer overhead", "", "| case | stock ms | extension ms | added ms |",
                   "|---|---|---|---|"]

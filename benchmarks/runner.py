@@ -11,7 +11,7 @@ from pyspark.sql import SparkSession
 import pyspark_ext
 
 from .alternating import ResultMismatch, alternate, canonical_rows
-from .metrics import InputBytes
+from .metrics import InputBytes, scan_totals
 
 __all__ = ["MODES", "QueryResult", "ResultMismatch", "plan_ms", "run_query"]
 
@@ -26,8 +26,11 @@ class QueryResult:
     seconds: dict[str, float] = field(default_factory=dict)
     plan_ms: dict[str, float] = field(default_factory=dict)
     input_bytes: dict[str, int] = field(default_factory=dict)
+    task_input_bytes: dict[str, int] = field(default_factory=dict)
     column_bytes: dict[str, int] = field(default_factory=dict)
     read_leaves: dict[str, int] = field(default_factory=dict)
+    row_groups_read: dict[str, int | None] = field(default_factory=dict)
+    row_groups_skipped: dict[str, int | None] = field(default_factory=dict)
     limit_bytes: int | None = None
 
     @property
@@ -68,15 +71,16 @@ def run_query(spark: SparkSession, metrics: InputBytes, suite: str, name: str, s
         rows, elapsed, nbytes = metrics.measure(df.collect, f"bench-{suite}-{name}-{mode}")
         return canonical_rows(rows), elapsed, nbytes
 
-    reference, seconds, input_bytes = alternate(list(MODES), repeat, one, f"{suite}/{name}")
+    reference, seconds, nbytes = alternate(list(MODES), repeat, one, f"{suite}/{name}")
     result = QueryResult(suite, name, len(reference or []))
     for mode in MODES:
         result.seconds[mode] = seconds[mode]
-        result.input_bytes[mode] = input_bytes[mode]
+        result.input_bytes[mode] = nbytes[mode]["storage"]
+        result.task_input_bytes[mode] = nbytes[mode]["task_input"]
         result.plan_ms[mode] = plan_ms(spark, sql, mode)
         _set(spark, mode)
-        scans = pyspark_ext.explain_read_schema(spark.sql(sql))
-        result.column_bytes[mode] = sum(s["bytes_read"] or 0 for s in scans)
-        result.read_leaves[mode] = sum(s["read_leaves"] for s in scans)
+        totals = scan_totals(pyspark_ext.explain_read_schema(spark.sql(sql)))
+        for key in ("column_bytes", "read_leaves", "row_groups_read", "row_groups_skipped"):
+            getattr(result, key)[mode] = totals[key]
     _set(spark, "extension")
     return result

@@ -13,6 +13,9 @@ Some paths carry type mismatches in a small share of rows: ``price`` is a string
 rows are shuffled deterministically. Deterministic from the parameters; cached on disk.
 """
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
@@ -69,6 +72,21 @@ FLAT_COLUMNS = {
 ROW_GROUP_BYTES = 16 * 1024 * 1024  # several row groups per file, so skipping has a choice
 
 
+@contextmanager
+def spark_shredding(spark: SparkSession, enabled: bool, schema: str | None = None) -> Iterator[None]:
+    """Spark's shredding writer on or off (with a forced schema) for the writes inside. Spark 4.3
+    shreds every VARIANT column it writes by default, so each write of a VARIANT says which it
+    wants: an "unshredded" form written with the defaults is shredded, schema inferred per file."""
+    spark.conf.set("spark.sql.variant.writeShredding.enabled", str(enabled).lower())
+    if schema:
+        spark.conf.set("spark.sql.variant.forceShreddingSchemaForTest", f"struct<{schema}>")
+    try:
+        yield
+    finally:
+        spark.conf.unset("spark.sql.variant.writeShredding.enabled")
+        spark.conf.unset("spark.sql.variant.forceShreddingSchemaForTest")
+
+
 def _json_sql(rows: int) -> str:
     def event(price: str, uid: str) -> str:
         return _EVENT.format(price=price, uid=uid)
@@ -82,10 +100,13 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
     """Paths of the five forms, each written once (an interrupted generation resumes at the first
     missing form). ``files`` output files (default: ~1M rows each)."""
     files = files or max(2, rows // 1_000_000)
-    base = _key("variant_events", rows=rows, sorted=sorted_by_id, files=files, version=2)
+    # version 3: the variant form is unshredded (versions 1-2 wrote it with Spark's default,
+    # shredded with an inferred schema, the same files as the spec form)
+    base = _key("variant_events", rows=rows, sorted=sorted_by_id, files=files, version=3)
     paths = {form: str(base / form) for form in ("json", "variant", "draft", "spec", "flat")}
     missing = [form for form in paths if not (base / form / "_SUCCESS").exists()]
     if not missing:
+        check_variant_layouts(paths)
         return paths
     events = spark.sql(_json_sql(rows))
     if sorted_by_id:
@@ -98,19 +119,36 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
         events.write.options(**write).mode("overwrite").parquet(paths["json"])
     variant = _parsed(spark, paths)
     if "variant" in missing:
-        variant.write.options(**write).mode("overwrite").parquet(paths["variant"])
+        with spark_shredding(spark, False):
+            variant.write.options(**write).mode("overwrite").parquet(paths["variant"])
     if "draft" in missing:
         pyspark_ext.shred(variant, "v", SHREDDING).write.options(**write).mode("overwrite") \
             .parquet(paths["draft"])
     if "spec" in missing:
-        spark.conf.set("spark.sql.variant.writeShredding.enabled", "true")
-        try:
+        with spark_shredding(spark, True):
             variant.write.options(**write).mode("overwrite").parquet(paths["spec"])
-        finally:
-            spark.conf.unset("spark.sql.variant.writeShredding.enabled")
     if "flat" in missing:
         _write_flat(variant, FLAT_COLUMNS, paths["flat"])
+    check_variant_layouts(paths)
     return paths
+
+
+def variant_layout(path: str) -> set[str]:
+    """The fields of column ``v``'s Parquet group in the first file under ``path``."""
+    import pyarrow.parquet as pq
+    first = min(Path(path).glob("*.parquet"))
+    return {f.name for f in pq.ParquetFile(first).schema_arrow.field("v").type}
+
+
+def check_variant_layouts(paths: dict[str, str]) -> None:
+    """Each stored form holds the layout its name promises: a benchmark of "unshredded" files
+    that are in fact shredded measures something else (Spark 4.3 shreds by default)."""
+    expected = {"variant": {"metadata", "value"}, "spec": {"metadata", "value", "typed_value"},
+                "draft": {"untyped_value", "object"}}
+    for form, fields in expected.items():
+        if form in paths and variant_layout(paths[form]) != fields:
+            raise RuntimeError(f"benchmark data {paths[form]}: column v holds "
+                               f"{sorted(variant_layout(paths[form]))}, expected {sorted(fields)}")
 
 
 def _parsed(spark: SparkSession, paths: dict[str, str]) -> DataFrame:
@@ -140,29 +178,24 @@ def spec_forced(spark: SparkSession, paths: dict[str, str]) -> str:
     out = str(Path(paths["variant"]).parent / "spec_forced")
     if (Path(out) / "_SUCCESS").exists():
         return out
-    spark.conf.set("spark.sql.variant.writeShredding.enabled", "true")
-    spark.conf.set("spark.sql.variant.forceShreddingSchemaForTest", f"struct<{SHREDDING}>")
-    try:
+    with spark_shredding(spark, True, SHREDDING):
         spark.read.schema("v VARIANT").parquet(paths["variant"]) \
             .write.option("parquet.block.size", str(ROW_GROUP_BYTES)).mode("overwrite").parquet(out)
-    finally:
-        spark.conf.unset("spark.sql.variant.writeShredding.enabled")
-        spark.conf.unset("spark.sql.variant.forceShreddingSchemaForTest")
     return out
 
 
-#: What a query names for each view. The spec layout is named by its files, not a temp view: a
-#: temp view keeps the plan analyzed when it was made, so "extension off" would not be stock
-#: Spark for it (the extension takes the spec layout over at analysis).
+#: What a query names for each view. Forms that stock Spark reads are named by their files, not
+#: a temp view: a temp view keeps the plan analyzed when it was made, so "extension off" would not
+#: be stock Spark for it (the extension takes shredded files over at analysis).
 SOURCES: dict[str, str] = {}
 
 
 def register(spark: SparkSession, paths: dict[str, str]) -> None:
-    """Views ``v_json``, ``v_variant`` and ``v_draft`` (one VARIANT column ``v``), ``flat`` (and
-    ``flat_narrow`` where written), and ``SOURCES['v_spec']``."""
+    """Views ``v_json`` and ``v_draft`` (one VARIANT column ``v``), ``flat`` (and ``flat_narrow``
+    where written), and ``SOURCES`` for the forms stock Spark reads as they are."""
     _parsed(spark, paths).createOrReplaceTempView("v_json")
-    for form in ("variant", "draft"):
-        spark.read.schema("v VARIANT").parquet(paths[form]).createOrReplaceTempView(f"v_{form}")
+    spark.read.schema("v VARIANT").parquet(paths["draft"]).createOrReplaceTempView("v_draft")
+    SOURCES["v_variant"] = f"parquet.`{paths['variant']}`"
     SOURCES["v_spec"] = f"parquet.`{paths['spec']}`"
     if "spec_forced" in paths:
         SOURCES["v_spec_forced"] = f"parquet.`{paths['spec_forced']}`"

@@ -12,9 +12,11 @@ from dataclasses import asdict, dataclass, field
 
 from pyspark.sql import SparkSession
 
-from .metrics import InputBytes
+import pyspark_ext
+
+from .metrics import InputBytes, scan_totals
 from .alternating import alternate, canonical_rows
-from .variant_data import SOURCES
+from .variant_data import SOURCES, spark_shredding
 from .variant_queries import VariantQuery
 
 # name: (view, extension on?)
@@ -38,6 +40,9 @@ class VariantResult:
     query: str
     seconds: dict[str, float] = field(default_factory=dict)
     input_bytes: dict[str, int] = field(default_factory=dict)
+    task_input_bytes: dict[str, int] = field(default_factory=dict)
+    row_groups_read: dict[str, int | None] = field(default_factory=dict)
+    row_groups_skipped: dict[str, int | None] = field(default_factory=dict)
 
     def ratio(self, a: str, b: str) -> float:
         return self.seconds[a] / self.seconds[b]
@@ -69,29 +74,44 @@ def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, na
                       q: VariantQuery, repeat: int, configs: list[str] | None = None) -> VariantResult:
     configs = configs or list(CONFIGS)
 
-    def one(config: str):
+    def use(config: str) -> None:
         spark.conf.set("spark.pyspark_ext.enabled", str(CONFIGS[config][1]).lower())
+
+    def one(config: str):
+        use(config)
         df = spark.sql(_sql(q, config))
         rows, elapsed, read = metrics.measure(df.collect, f"variant-{name}-{config}")
         return canonical_rows(rows), elapsed, read
 
     _, seconds, nbytes = alternate(configs, repeat, one, f"{dataset}/{name}")
-    spark.conf.set("spark.pyspark_ext.enabled", "true")
     result = VariantResult(dataset, name)
-    result.seconds, result.input_bytes = seconds, nbytes
+    result.seconds = seconds
+    for config in configs:
+        result.input_bytes[config] = nbytes[config]["storage"]
+        result.task_input_bytes[config] = nbytes[config]["task_input"]
+        use(config)
+        totals = scan_totals(pyspark_ext.explain_read_schema(spark.sql(_sql(q, config))))
+        result.row_groups_read[config] = totals["row_groups_read"]
+        result.row_groups_skipped[config] = totals["row_groups_skipped"]
+    spark.conf.set("spark.pyspark_ext.enabled", "true")
     return result
 
 
 def time_writers(spark: SparkSession, source: str, out: str, shredding: str, repeat: int = 2) -> dict:
     """Median seconds to write the same variants unshredded, shredded by pyspark_ext (draft) and
     shredded by Spark's own writer (spec)."""
-    import pyspark_ext
     variant = spark.read.schema("v VARIANT").parquet(source)
+
+    def spark_writer(path: str, shred: bool):
+        def write() -> None:
+            with spark_shredding(spark, shred):
+                variant.write.mode("overwrite").parquet(path)
+        return write
     writers = {
-        "unshredded": lambda: variant.write.mode("overwrite").parquet(f"{out}/unshredded"),
+        "unshredded": spark_writer(f"{out}/unshredded", False),
         "draft_shred": lambda: pyspark_ext.shred(variant, "v", shredding).write.mode("overwrite")
         .parquet(f"{out}/draft"),
-        "spec_shred": lambda: _spark_shredded(spark, variant, f"{out}/spec"),
+        "spec_shred": spark_writer(f"{out}/spec", True),
     }
     samples: dict[str, list[float]] = {k: [] for k in writers}
     for i in range(repeat + 1):
@@ -102,10 +122,3 @@ def time_writers(spark: SparkSession, source: str, out: str, shredding: str, rep
                 samples[name].append(time.perf_counter() - start)
     return {k: statistics.median(v) for k, v in samples.items()}
 
-
-def _spark_shredded(spark: SparkSession, df, path: str) -> None:
-    spark.conf.set("spark.sql.variant.writeShredding.enabled", "true")
-    try:
-        df.write.mode("overwrite").parquet(path)
-    finally:
-        spark.conf.unset("spark.sql.variant.writeShredding.enabled")

@@ -12,6 +12,9 @@ def _result(name, stock_s, ext_s, stock_b, ext_b):
     r.input_bytes = {"stock": stock_b, "extension": ext_b}
     r.column_bytes = {"stock": stock_b, "extension": ext_b}
     r.read_leaves = {"stock": 10, "extension": 2}
+    r.task_input_bytes = {"stock": stock_b // 2, "extension": ext_b // 2}
+    r.row_groups_read = {"stock": 12, "extension": 3}
+    r.row_groups_skipped = {"stock": 0, "extension": 9}
     r.limit_bytes = ext_b
     return r
 
@@ -28,7 +31,11 @@ def test_summary_and_outputs(tmp_path):
                                                 "seconds": {"stock": 1.0, "extension": 0.5}}])
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["queries"][0]["time_ratio"] == 0.25
-    assert "| nested | a | 4.00 | 1.00 | 0.25 |" in (tmp_path / "results.md").read_text()
+    md = (tmp_path / "results.md").read_text()
+    assert "| nested | a | 4.00 | 1.00 | 0.25 |" in md
+    assert "| 12 (0) → 3 (9) |" in md
+    assert data["queries"][0]["row_groups_skipped"] == {"stock": 0, "extension": 9}
+    assert data["queries"][0]["task_input_bytes"] == {"stock": 500, "extension": 50}
     for png in ("time_per_query.png", "bytes_per_query.png", "scaling.png"):
         assert (tmp_path / png).stat().st_size > 1000
 
@@ -84,8 +91,36 @@ def test_stock_parity_names_the_slowest_extension_run(tmp_path):
     assert {(p["query"], p["form"]): round(p["ratio"], 6) for p in parity} == {
         ("two_strings", "variant_ext"): 0.5, ("two_strings", "spec_ext"): 0.25,
         ("one_path_sum", "variant_ext"): 1.1, ("one_path_sum", "spec_ext"): 1.0}
+    slow.row_groups_read, slow.row_groups_skipped = {"spec_ext": 1}, {"spec_ext": 7}
     md = report.variant_markdown([fast, slow], {})
+    assert "| unsorted | one_path_sum | spec_ext | 4.00 | 0.00 | n/a | 1 (7) |" in md
     assert "slowest extension / stock: 1.10 (unsorted/one_path_sum, variant_ext); 1 above 1.05." in md
     assert "| unsorted | variant_ext | 1.10 | 0.50 |" in md
     report.write(tmp_path, {"command": "c", "rows": 1, "repeat": 1, "machine": "m"}, [], [], [], [fast, slow])
     assert len(json.loads((tmp_path / "results.json").read_text())["stock_parity"]) == 4
+
+
+def test_alternate_keeps_the_median_of_every_byte_measure():
+    import pytest
+
+    from benchmarks.alternating import ResultMismatch, alternate
+
+    runs = iter([([1], 9.0, {"storage": 9, "task_input": 0})]  # warm-up, not kept
+                + [([1], float(s), {"storage": s * 10, "task_input": s}) for s in (3, 1, 2)])
+    rows, seconds, nbytes = alternate(["only"], 3, lambda c: next(runs), "q")
+    assert rows == [1] and seconds == {"only": 2.0}
+    assert nbytes == {"only": {"storage": 20, "task_input": 2}}
+    answers = iter([[1], [2]])
+    with pytest.raises(ResultMismatch, match="q: b returns other rows than a"):
+        alternate(["a", "b"], 1, lambda c: (next(answers), 1.0, {"storage": 0}), "q")
+
+
+def test_scan_totals_sum_row_groups_only_where_scans_report_them():
+    from benchmarks.metrics import scan_totals
+
+    parquet = {"bytes_read": 100, "read_leaves": 2, "row_groups": 10, "row_groups_read": 1,
+               "row_groups_skipped": 9}
+    orc = {"bytes_read": None, "read_leaves": 3}
+    assert scan_totals([parquet, orc, dict(parquet)]) == {
+        "column_bytes": 200, "read_leaves": 7, "row_groups_read": 2, "row_groups_skipped": 18}
+    assert scan_totals([orc])["row_groups_read"] is None

@@ -288,10 +288,23 @@ def test_draft_switch_off_leaves_spark_alone(spark: SparkSession, variants) -> N
         assert spark.read.parquet(path).schema["v"].dataType.typeName() == "struct"
 
 
-def test_unshredded_variant_files_still_read(spark: SparkSession, variants, tmp_path) -> None:
-    path = str(tmp_path / "plain")
-    spark.table("truth").write.parquet(path)
-    df = spark.read.schema("id BIGINT, v VARIANT").parquet(path)
+@pytest.mark.parametrize("shredded", [False, True], ids=["unshredded", "spark_shredded"])
+def test_spark_encoded_variant_files_still_read(spark: SparkSession, variants, tmp_path,
+                                                shredded: bool) -> None:
+    """Files in Spark's own encoding: unshredded (`metadata` and `value` only), and shredded by
+    Spark's writer (Spark 4.3 shreds by default; with this mixed data the schema it infers shreds
+    nothing, so one is forced)."""
+    import pyarrow.parquet as pq
+    path = tmp_path / "plain"
+    settings = {"spark.sql.variant.writeShredding.enabled": str(shredded).lower()}
+    if shredded:
+        settings["spark.sql.variant.forceShreddingSchemaForTest"] = \
+            "struct<id: bigint, kind: string, user: struct<id: int, name: string>>"
+    with confs(spark, settings):
+        spark.table("truth").coalesce(1).write.parquet(str(path))
+    layout = {f.name for f in pq.ParquetFile(min(path.glob("*.parquet"))).schema_arrow.field("v").type}
+    assert layout == ({"metadata", "value", "typed_value"} if shredded else {"metadata", "value"})
+    df = spark.read.schema("id BIGINT, v VARIANT").parquet(str(path))
     df.createOrReplaceTempView("plain")
     q = "SELECT id, to_json(v), v:user.id::int FROM {t}"
     assert rows(spark, q.format(t="plain")) == rows(spark, q.format(t="truth"))
