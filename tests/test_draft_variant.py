@@ -26,8 +26,10 @@ def _value(x: Any) -> Any:
     # Variant binaries of equal values may differ in dictionary order; compare the values.
     if isinstance(x, VariantVal):
         return ("variant", x.toJson())
-    if isinstance(x, (list, tuple)):
-        return type(x)(_value(i) for i in x)
+    if isinstance(x, list):
+        return [_value(i) for i in x]
+    if isinstance(x, tuple):  # Rows of structs too (Row(...) of a generator is one field)
+        return tuple(_value(i) for i in x)
     return x
 
 

@@ -5,7 +5,9 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.optimizer.{CollapseProject, ColumnPruning, RemoveNoopOperators}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Generate, GlobalLimit, Join, LocalLimit, LogicalPlan, Project, Repartition, RepartitionByExpression, Sort, SubqueryAlias, Union, Window}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Generate, GlobalLimit, Join, LocalLimit,
+  LogicalPlan, Offset, Project, RebalancePartitions, Repartition, RepartitionByExpression, Sample, Sort,
+  SubqueryAlias, Union, Window}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.VariantType
 import org.apache.spark.unsafe.types.UTF8String
@@ -83,8 +85,8 @@ object RewriteShreddedVariantPaths extends GuardedRule {
    */
   private def readsByReference(p: LogicalPlan): Boolean = p match {
     case _: Project | _: Filter | _: Join | _: Window | _: Generate | _: Sort | _: GlobalLimit |
-         _: LocalLimit | _: Aggregate | _: SubqueryAlias | _: Repartition |
-         _: RepartitionByExpression => true
+         _: LocalLimit | _: Offset | _: Sample | _: Aggregate | _: SubqueryAlias | _: Repartition |
+         _: RepartitionByExpression | _: RebalancePartitions => true
     case _ => false
   }
 
@@ -110,7 +112,9 @@ object RewriteShreddedVariantPaths extends GuardedRule {
     val unionInputs = plan.collect { case u: Union => u.children.flatMap(_.output.map(_.exprId)) }
       .flatten.toSet
     plan.transformUp { case node =>
-      val visible = node.children.flatMap { c =>
+      // A carried struct reaches a node only through children that keep it: below any other
+      // operator restoreOutputs narrows the child back to its original columns.
+      val visible = node.children.filter(readsByReference).flatMap { c =>
         val out = c.outputSet
         defined.filter { case (v, (s, _)) => out.exists(_.exprId == v) && out.contains(s) }
       }.toMap
