@@ -1,6 +1,6 @@
 package pysparkext.variant
 
-import java.util.{ArrayList => JArrayList}
+import java.util.{ArrayList => JArrayList, HashMap => JHashMap, IdentityHashMap => JIdentityHashMap}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
@@ -21,6 +21,25 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
   extends UnaryExpression {
 
   @transient private lazy val shredding: DataType = ShreddingSchema.parse(schemaDdl)
+
+  /**
+   * Each object level's field positions by name, built once: matching an object's fields in one
+   * pass over them decodes each key once, where a lookup per schema field (a binary search that
+   * decodes keys) and a second pass for the residual decoded them several times per row.
+   */
+  @transient private lazy val positions: JIdentityHashMap[StructType, JHashMap[String, Integer]] = {
+    val byLevel = new JIdentityHashMap[StructType, JHashMap[String, Integer]]()
+    def walk(t: DataType): Unit = t match {
+      case s: StructType =>
+        val byName = new JHashMap[String, Integer]()
+        s.fields.zipWithIndex.foreach { case (f, i) => byName.put(f.name, i); walk(f.dataType) }
+        byLevel.put(s, byName)
+      case ArrayType(e, _) => walk(e)
+      case _ =>
+    }
+    walk(shredding)
+    byLevel
+  }
 
   override def dataType: DataType = ShreddingSchema.draftType(shredding)
   override def nullable: Boolean = true
@@ -56,17 +75,30 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
     }
     t match {
       case s: StructType if v.getType == VariantUtil.Type.OBJECT =>
+        val byName = positions.get(s)
         val fields = new GenericInternalRow(s.length)
+        var rest: JArrayList[Variant.ObjectField] = null
+        val n = v.objectSize()
         var i = 0
-        while (i < s.length) {
-          val f = v.getFieldByKey(s(i).name)
-          if (f != null) fields.update(i, level(s(i).dataType, f))
+        while (i < n) {
+          val f = v.getFieldAtIndex(i)
+          val at = byName.get(f.key)
+          if (at != null) fields.update(at, level(s(at).dataType, f.value))
+          else {
+            if (rest == null) rest = new JArrayList[Variant.ObjectField]()
+            rest.add(f)
+          }
           i += 1
         }
-        new GenericInternalRow(Array[Any](residual(v, s), fields))
+        new GenericInternalRow(Array[Any](residual(rest), fields))
       case ArrayType(e, _) if v.getType == VariantUtil.Type.ARRAY =>
-        val items = (0 until v.arraySize()).map(i => level(e, v.getElementAtIndex(i)): Any)
-        new GenericInternalRow(Array[Any](null, new GenericArrayData(items.toArray)))
+        val items = new Array[Any](v.arraySize())
+        var i = 0
+        while (i < items.length) {
+          items(i) = level(e, v.getElementAtIndex(i))
+          i += 1
+        }
+        new GenericInternalRow(Array[Any](null, new GenericArrayData(items)))
       case _: StructType | _: ArrayType => untypedOnly(2)
       case VariantType => untypedOnly(1)
       case p => TypedValue.fromVariant(p, v) match {
@@ -76,15 +108,13 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
     }
   }
 
-  /** The object's fields that the schema does not shred, as one object; null when none. */
-  private def residual(v: Variant, s: StructType): Array[Byte] = {
-    val names = s.fieldNames.toSet
-    val rest = (0 until v.objectSize()).map(v.getFieldAtIndex).filterNot(f => names.contains(f.key))
-    if (rest.isEmpty) return null
+  /** An object of the fields the schema does not shred, in their order; null when none. */
+  private def residual(rest: JArrayList[Variant.ObjectField]): Array[Byte] = {
+    if (rest == null) return null
     val b = new VariantBuilder(false)
     val start = b.getWritePos
     val entries = new JArrayList[VariantBuilder.FieldEntry]()
-    rest.foreach { f =>
+    rest.forEach { f =>
       entries.add(new VariantBuilder.FieldEntry(f.key, b.addKey(f.key), b.getWritePos - start))
       b.appendVariant(f.value)
     }
