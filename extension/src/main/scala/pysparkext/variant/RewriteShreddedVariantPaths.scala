@@ -3,13 +3,14 @@ package pysparkext.variant
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.optimizer.{CollapseProject, ColumnPruning, RemoveNoopOperators}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Generate, GlobalLimit, Join, LocalLimit,
   LogicalPlan, Offset, Project, RebalancePartitions, Repartition, RepartitionByExpression, Sample, Sort,
   SubqueryAlias, Union, Window}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.VariantType
+import org.apache.spark.sql.types.{BooleanType, VariantType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import pysparkext.{ExtConf, GuardedRule}
@@ -19,7 +20,9 @@ import pysparkext.{ExtConf, GuardedRule}
  *
  * A shredded column reaches the plan as `reconstruct_shredded_variant(s) AS v` over the struct `s`
  * ([[ResolveShreddedVariantRelations]]). Every `variant_get`, `try_variant_get`, `v:path` and cast of
- * `v` with a constant path becomes a [[ShreddedVariantGet]] over `s`:
+ * `v` with a constant path becomes a [[ShreddedVariantGet]] over `s`, and `v IS [NOT] NULL` (which
+ * Spark also infers above filters on paths) and `count(v)` a null test of the parts of `s`
+ * ([[ShreddedPaths.isPresent]]):
  *  - where the reconstruction is inline (filters pushed under the Project), in place;
  *  - where an operator above reads `v` by attribute, `s` is carried up next to `v` through every
  *    operator that passes its child's columns on, and the operator reads the path from `s`.
@@ -62,6 +65,14 @@ object RewriteShreddedVariantPaths extends GuardedRule {
       : PartialFunction[Expression, Expression] = {
     object ShreddedSource { def unapply(e: Expression): Option[(Expression, String)] = source(e) }
     {
+      case IsNotNull(ShreddedSource(s, _)) => ShreddedPaths.isPresent(s)
+      case IsNull(ShreddedSource(s, _)) => Not(ShreddedPaths.isPresent(s))
+      // count(v) counts the rows whose v is not NULL: it needs no more of v than a null test.
+      case c: Count if c.children.exists(ShreddedSource.unapply(_).isDefined) =>
+        c.copy(children = c.children.map {
+          case ShreddedSource(s, _) => If(ShreddedPaths.isPresent(s), Literal.TrueLiteral, Literal(null, BooleanType))
+          case other => other
+        })
       case c @ Cast(VariantGet(ShreddedSource(s, col), Literal(p: UTF8String, _), VariantType, _, _),
           to, _, mode) if to != VariantType =>
         ShreddedPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))

@@ -178,6 +178,23 @@ object ShreddedPaths {
     case _ => false
   }
 
+  /**
+   * Whether the variant a shredded struct rebuilds is not SQL NULL, decided by which parts are
+   * null, as [[ShreddedLevel.build]] decides it: a spec-layout variant is null exactly when its
+   * group is (a group storing nothing holds a variant null); a draft-layout variant also when no
+   * part of its top level holds anything (a residual null in every file holds nothing). A null
+   * check then reads a leaf or two, not the whole value.
+   */
+  def isPresent(root: Expression): Expression = {
+    val level = root.dataType.asInstanceOf[StructType]
+    if (SpecLayout.isSpec(level)) IsNotNull(root) else {
+      val shape = LevelShape.of(level)
+      (residual(level).toSeq ++ Seq(shape.primitive, shape.obj, shape.array)).filter(_ >= 0)
+        .map(o => IsNotNull(part(root, level, o)): Expression)
+        .reduceOption(Or(_, _)).getOrElse(Literal.FalseLiteral)
+    }
+  }
+
   private def part(e: Expression, s: StructType, ordinal: Int): Expression =
     GetStructField(e, ordinal, Some(s(ordinal).name))
 }
