@@ -1,0 +1,1 @@
+"""Seeded random query generators for differential tests: each returns SQL over a ``{t}`` table."""
