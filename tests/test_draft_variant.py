@@ -70,6 +70,14 @@ def mixed_json(n: int, seed: int = 7) -> list[str | None]:
     return out
 
 
+def mixed_variants(spark: SparkSession, n: int, seed: int, view: str):
+    """``mixed_json`` events as (id, VARIANT) rows, also registered as temp view ``view``."""
+    truth = spark.createDataFrame(list(enumerate(mixed_json(n, seed=seed))), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v")
+    truth.createOrReplaceTempView(view)
+    return truth
+
+
 SHRED_SCHEMA = ("id bigint, kind string, price decimal(10,2), score double, "
                 "user struct<id: int, name: string, tier: string>, "
                 "items array<struct<sku: string, qty: bigint>>, tags array<string>")

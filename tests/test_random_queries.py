@@ -24,7 +24,7 @@ from pyspark.sql import Row, SparkSession
 import pyspark_ext
 from tests.differential import confs, run
 from tests.random_queries import nested, variant
-from tests.test_draft_variant import _value, mixed_json
+from tests.test_draft_variant import _value, mixed_variants
 from tests.test_spec_variant import CONFLICTING, FULL, write_spec
 
 COUNT = int(os.environ.get("PYSPARK_EXT_RANDOM_QUERIES", "25"))
@@ -83,9 +83,7 @@ DRAFT_SCHEMAS = [
 @pytest.fixture(scope="module")
 def mixed_tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
     base = tmp_path_factory.mktemp("random_variant")
-    truth = spark.createDataFrame(list(enumerate(mixed_json(400, seed=21))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
-    truth.createOrReplaceTempView("random_truth")
+    truth = mixed_variants(spark, 400, 21, "random_truth")
 
     def gather(name: str, write: Callable[[Any, str, int], None]) -> Path:
         table = base / name

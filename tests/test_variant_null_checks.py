@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from tests import draft_files
-from tests.test_draft_variant import SHRED_SCHEMA, mixed_json, rows
+from tests.test_draft_variant import SHRED_SCHEMA, mixed_variants, rows
 from tests.test_spec_variant import FULL, write_spec
 
 QUERIES = {
@@ -35,9 +35,7 @@ UNREAD = ("tags", "items", "score", "price")
 @pytest.fixture(scope="module")
 def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
     base = tmp_path_factory.mktemp("null_checks")
-    truth = spark.createDataFrame(list(enumerate(mixed_json(600, seed=11))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
-    truth.createOrReplaceTempView("nulls_truth")
+    truth = mixed_variants(spark, 600, 11, "nulls_truth")
     pyspark_ext.shred(truth, "v", SHRED_SCHEMA).coalesce(1).write.parquet(str(base / "draft"))
     write_spec(spark, truth, str(base / "spec"), FULL)
     return {"draft": f"parquet.`{base / 'draft'}`", "spec": f"parquet.`{base / 'spec'}`"}

@@ -14,7 +14,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.test_draft_variant import SHRED_SCHEMA, _value, mixed_json, rows
+from tests.test_draft_variant import SHRED_SCHEMA, _value, mixed_variants, rows
 from tests.test_spec_variant import FULL, write_spec
 
 QUERIES = {
@@ -50,9 +50,7 @@ SAMPLED = {
 @pytest.fixture(scope="module")
 def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
     base = tmp_path_factory.mktemp("operators")
-    truth = spark.createDataFrame(list(enumerate(mixed_json(600, seed=5))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
-    truth.createOrReplaceTempView("ops_truth")
+    truth = mixed_variants(spark, 600, 5, "ops_truth")
     pyspark_ext.shred(truth, "v", SHRED_SCHEMA).coalesce(1).write.parquet(str(base / "draft"))
     spark.read.schema("id BIGINT, v VARIANT").parquet(str(base / "draft")).createOrReplaceTempView("ops_draft")
     write_spec(spark, truth, str(base / "spec"), FULL)
