@@ -38,8 +38,7 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
     val sql = SQLConf.get
     val supported = partitionSchema.isEmpty && !sql.offHeapColumnVectorEnabled &&
       !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&
-      leaves.forall(l => l.stored(requiredSchema) &&
-        l.dataType(requiredSchema).exists(LeafColumnsParquetFormat.isPrimitive))
+      LeafColumnsParquetFormat.areColumns(leaves, requiredSchema)
     if (!supported) return readFile
     val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
     val settings = FilterSettings.current
@@ -71,4 +70,8 @@ object LeafColumnsParquetFormat {
     case _: StructType | _: ArrayType | _: MapType | _: UserDefinedType[_] | VariantType => false
     case _ => true
   }
+
+  /** Whether each leaf is a primitive column the files store (see [[LeafPath.stored]]). */
+  def areColumns(leaves: Seq[LeafPath], schema: StructType): Boolean =
+    leaves.forall(l => l.stored(schema) && l.dataType(schema).exists(isPrimitive))
 }

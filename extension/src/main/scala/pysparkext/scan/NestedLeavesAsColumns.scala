@@ -110,11 +110,9 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
     val format = scan.relation.fileFormat
     val eligible = ExtConf.bool(ExtConf.LeafColumnsReader, default = true) &&
       ParquetFormats.readsAsSpark(format) &&
-      scan.relation.partitionSchema.isEmpty && scan.output.length == schema.length &&
-      kept.forall(i => LeafColumnsParquetFormat.isPrimitive(schema(i).dataType)) &&
-      leaves.forall(l => LeafColumnsParquetFormat.isPrimitive(l.attribute.dataType))
+      scan.relation.partitionSchema.isEmpty && scan.output.length == schema.length
     val paths = kept.map(LeafPath(_, Nil)) ++ leaves.map(l => LeafPath(l.column, l.ordinals))
-    if (!eligible || !paths.forall(_.stored(schema))) return scan
+    if (!eligible || !LeafColumnsParquetFormat.areColumns(paths, schema)) return scan
     val leafFormat = new LeafColumnsParquetFormat(format.asInstanceOf[ParquetFileFormat], paths)
     scan.copy(relation = scan.relation.copy(fileFormat = leafFormat)(scan.relation.sparkSession))
   }
