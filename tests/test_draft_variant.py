@@ -17,7 +17,7 @@ from pyspark.sql.types import VariantVal
 
 import pyspark_ext
 from tests import draft_files
-from tests.differential import confs
+from tests.differential import confs, spark_shredding
 
 ANSI = "spark.sql.ansi.enabled"
 
@@ -306,11 +306,8 @@ def test_spark_encoded_variant_files_still_read(spark: SparkSession, variants, t
     nothing, so one is forced)."""
     import pyarrow.parquet as pq
     path = tmp_path / "plain"
-    settings = {"spark.sql.variant.writeShredding.enabled": str(shredded).lower()}
-    if shredded:
-        settings["spark.sql.variant.forceShreddingSchemaForTest"] = \
-            "struct<id: bigint, kind: string, user: struct<id: int, name: string>>"
-    with confs(spark, settings):
+    forced = "struct<id: bigint, kind: string, user: struct<id: int, name: string>>"
+    with confs(spark, spark_shredding(shredded, forced if shredded else None)):
         spark.table("truth").coalesce(1).write.parquet(str(path))
     layout = {f.name for f in pq.ParquetFile(min(path.glob("*.parquet"))).schema_arrow.field("v").type}
     assert layout == ({"metadata", "value", "typed_value"} if shredded else {"metadata", "value"})

@@ -13,7 +13,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.differential import ENABLED, confs
+from tests.differential import ENABLED, confs, spark_shredding
 
 READER = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
 LEAF_FORMAT = "leaf columns"
@@ -142,9 +142,8 @@ UNSHREDDED_QUERIES = [
 
 # Spark's own files: unshredded, or shredded by Spark's writer and left to Spark's reader.
 SPARK_FILES = {
-    "unshredded": ({"spark.sql.variant.writeShredding.enabled": "false"}, {}),
-    "spark_shredded": ({"spark.sql.variant.writeShredding.enabled": "true",
-                        "spark.sql.variant.forceShreddingSchemaForTest": "struct<a: int, c: struct<d: bigint>>"},
+    "unshredded": (spark_shredding(False), {}),
+    "spark_shredded": (spark_shredding(True, "struct<a: int, c: struct<d: bigint>>"),
                        {"spark.pyspark_ext.variant.specLayout.enabled": "false"}),
 }
 

@@ -22,7 +22,7 @@ import pytest
 from pyspark.sql import Row, SparkSession
 
 import pyspark_ext
-from tests.differential import confs, run
+from tests.differential import confs, run, spark_shredding
 from tests.random_queries import nested, variant
 from tests.test_draft_variant import _value, mixed_variants
 from tests.test_spec_variant import CONFLICTING, FULL, write_spec
@@ -102,7 +102,7 @@ def mixed_tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
         if i < 2:
             write_spec(spark, df, path, [FULL, CONFLICTING][i])
         else:  # Spark infers this file's shredding schema
-            with confs(spark, {"spark.sql.variant.writeShredding.enabled": "true"}):
+            with confs(spark, spark_shredding(True)):
                 df.coalesce(1).write.parquet(path)
 
     spark.read.schema("id bigint, v variant").parquet(str(gather("draft", draft))) \

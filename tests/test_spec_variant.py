@@ -17,7 +17,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.differential import ENABLED, confs
+from tests.differential import ENABLED, confs, spark_shredding
 from tests.test_draft_variant import ANSI, FAILING, QUERIES, _value, mixed_json
 
 FULL = ("struct<id: bigint, kind: string, price: decimal(10,2), score: double, "
@@ -41,10 +41,7 @@ def rows(spark: SparkSession, query: str) -> list[str]:
 
 
 def write_spec(spark: SparkSession, df, path: str, schema: str | None) -> None:
-    settings = {"spark.sql.variant.writeShredding.enabled": "true" if schema else "false"}
-    if schema:
-        settings["spark.sql.variant.forceShreddingSchemaForTest"] = schema
-    with confs(spark, settings):
+    with confs(spark, spark_shredding(schema is not None, schema)):
         df.coalesce(1).write.mode("overwrite").parquet(path)
 
 

@@ -17,7 +17,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.differential import confs
+from tests.differential import confs, spark_shredding
 
 ROWS, GROUP = 2000, 100
 SCHEMA = "id bigint, name string, score double, user struct<tier: string>"
@@ -52,9 +52,7 @@ def _write(spark: SparkSession, df, path: str, layout: str, narrow: bool = False
             .orderBy("rid").toArrow()
         pq.write_table(table, path, row_group_size=GROUP)
         return
-    with confs(spark, {"spark.sql.variant.writeShredding.enabled": "true",
-                       "spark.sql.variant.forceShreddingSchemaForTest":
-                           NARROW["spec"] if narrow else SPEC_SCHEMA}):
+    with confs(spark, spark_shredding(True, NARROW["spec"] if narrow else SPEC_SCHEMA)):
         df.orderBy("rid").coalesce(1).write.mode("overwrite") \
             .option("parquet.block.row.count.limit", GROUP) \
             .option("parquet.page.row.count.limit", GROUP).parquet(path)
