@@ -177,3 +177,35 @@ def test_values_spark_extracts_from_variants_are_not_read_as_columns(
     expected = sum(c.total_compressed_size for c in chunks
                    if c.path_in_schema.startswith("v.") or (read_k and c.path_in_schema == "k"))
     assert scan["bytes_read"] == expected > 0
+
+
+PARTITIONED_QUERIES = [
+    "SELECT k, s.a.b, s.a.c, day, n FROM {t}",
+    "SELECT day, sum(s.a.b), count(s.a.c) FROM {t} GROUP BY day",
+    "SELECT n, s.d FROM {t} WHERE n = 2 AND s.a.b > 100",  # partition pruning and a pushed filter
+    "SELECT s.a.b, s.d FROM {t} WHERE day IS NULL",  # the null (default) partition
+    "SELECT k, s.a.c FROM {t} WHERE k % 97 = 0",  # partition columns not selected
+]
+
+
+@pytest.fixture(scope="module")
+def partitioned(spark: SparkSession, tmp_path_factory) -> str:
+    """Partitioned by a string (with a null partition) and an int, nulls at every struct level."""
+    path = str(tmp_path_factory.mktemp("leaf_reader_partitioned") / "t")
+    rows = [(i, _row(i), None if i % 7 == 0 else f"d{i % 3}", i % 4) for i in range(1200)]
+    schema = "k bigint, s struct<a: struct<b: bigint, c: string>, d: double>, day string, n int"
+    spark.createDataFrame(rows, schema).repartition(2).write.partitionBy("day", "n").parquet(path)
+    return f"parquet.`{path}`"
+
+
+@pytest.mark.parametrize("query", PARTITIONED_QUERIES)
+def test_partitioned_table(spark: SparkSession, partitioned: str, query: str) -> None:
+    """Partition values are appended to the leaf reader's batches as Spark's reader appends them."""
+    sql = query.format(t=partitioned)
+    on, plan, _ = _run(spark, sql)
+    with confs(spark, {READER: "false"}):
+        off, off_plan, _ = _run(spark, sql)
+    with confs(spark, {ENABLED: "false"}):
+        stock, _, _ = _run(spark, sql)
+    assert on == off == stock and len(on) > 1
+    assert LEAF_FORMAT in plan and LEAF_FORMAT not in off_plan

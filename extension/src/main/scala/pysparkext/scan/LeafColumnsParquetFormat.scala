@@ -17,8 +17,9 @@ import pysparkext.report.RowGroups.FilterSettings
 /**
  * A Parquet format for scans whose every use is a primitive leaf (see [[NestedLeavesAsColumns]]):
  * it reads just those `leaves` with a [[LeafColumnsReader]], one flat column decode per leaf.
- * Anything that reader does not cover is read by `delegate` exactly as before: partitioned
- * tables, off-heap vectors, INT96 conversion, field-id matching, leaves that Spark's variant
+ * Partition values follow the leaves as constant vectors, as Spark's vectorized reader appends
+ * them. Anything that reader does not cover is read by `delegate` exactly as before: off-heap
+ * vectors, INT96 conversion, field-id matching, leaves that Spark's variant
  * push-down extracts from a variant binary (not stored as columns), and files where a leaf's path
  * is not a plain chain of groups to a primitive.
  */
@@ -36,7 +37,7 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
     val readFile = delegate.buildReaderWithPartitionValues(sparkSession, dataSchema,
       partitionSchema, requiredSchema, filters, options, hadoopConf)
     val sql = SQLConf.get
-    val supported = partitionSchema.isEmpty && !sql.offHeapColumnVectorEnabled &&
+    val supported = !sql.offHeapColumnVectorEnabled &&
       !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&
       LeafColumnsParquetFormat.areColumns(leaves, requiredSchema)
     if (!supported) return readFile
@@ -47,7 +48,8 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
     val capacity = sql.parquetVectorizedReaderBatchSize
     val paths = leaves
     (file: PartitionedFile) =>
-      LeafColumnsReader.open(file, conf(), requiredSchema, paths, filters, settings, rebase, capacity) match {
+      LeafColumnsReader.open(file, conf(), requiredSchema, partitionSchema, paths, filters, settings,
+          rebase, capacity) match {
         case Some(reader) =>
           Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
           reader.asInstanceOf[Iterator[InternalRow]]

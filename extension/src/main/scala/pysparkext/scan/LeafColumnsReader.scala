@@ -15,7 +15,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile, VariantMetadata}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, VectorizedColumnReader}
-import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
+import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector, OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
@@ -25,7 +25,9 @@ import pysparkext.report.RowGroups.FilterSettings
 /**
  * Reads the primitive leaves of one Parquet file split into batches shaped like `schema`, each
  * leaf decoded as a top-level column would be (see [[LeafColumnsReader.readBatch]]): values and leaf nulls
- * are exact, but the struct vectors above the leaves are left all non-null. Only consumers that
+ * are exact, but the struct vectors above the leaves are left all non-null. The file's partition
+ * values follow as constant vectors, one per column of `partitionSchema`, as Spark's vectorized
+ * reader appends them (its `vectorTypes` for a partitioned scan say `ConstantColumnVector`). Only consumers that
  * read leaves alone (a [[NestedLeafColumnsExec]] whose every use is a leaf) may see these
  * batches; for them this skips Spark's per-level assembly of struct nulls, which is most of what
  * a deep leaf costs over a flat column.
@@ -38,6 +40,8 @@ final class LeafColumnsReader private (
     reader: ParquetFileReader,
     descriptors: Seq[Option[ColumnDescriptor]],
     schema: StructType,
+    partitionSchema: StructType,
+    partitionValues: org.apache.spark.sql.catalyst.InternalRow,
     leaves: Seq[LeafPath],
     datetimeRebase: RebaseSpec,
     int96Rebase: RebaseSpec,
@@ -48,7 +52,14 @@ final class LeafColumnsReader private (
   private val vectors: Seq[WritableColumnVector] = leaves.map { l =>
     l.ordinals.foldLeft(columns(l.column): WritableColumnVector)((v, o) => v.getChild(o))
   }
-  private val batch = new ColumnarBatch(columns.map(c => c: org.apache.spark.sql.vectorized.ColumnVector))
+  // Filled once: a constant vector answers every row with its one value.
+  private val partitionColumns: Array[ConstantColumnVector] = partitionSchema.fields.indices.map { i =>
+    val v = new ConstantColumnVector(capacity, partitionSchema(i).dataType)
+    ColumnVectorUtils.populate(v, partitionValues, i)
+    v
+  }.toArray
+  private val batch = new ColumnarBatch(
+    columns.map(c => c: org.apache.spark.sql.vectorized.ColumnVector) ++ partitionColumns)
   private var readers: Seq[Option[VectorizedColumnReader]] = Nil
   private var rowsLeftInGroup = 0L
   private var done = false
@@ -88,7 +99,11 @@ final class LeafColumnsReader private (
   // Spark's file scan closes a Closeable iterator as soon as it moves to the next file; the
   // task-completion listener closes it again, or closes it if the task ends early.
   private var closed = false
-  override def close(): Unit = if (!closed) { closed = true; reader.close() }
+  override def close(): Unit = if (!closed) {
+    closed = true
+    reader.close()
+    partitionColumns.foreach(_.close())
+  }
 }
 
 object LeafColumnsReader {
@@ -101,6 +116,7 @@ object LeafColumnsReader {
       file: PartitionedFile,
       conf: Configuration,
       schema: StructType,
+      partitionSchema: StructType,
       leaves: Seq[LeafPath],
       filters: Seq[Filter],
       settings: FilterSettings,
@@ -125,8 +141,8 @@ object LeafColumnsReader {
     // The requested schema is the file's, cut to the leaves' paths.
     reader.setRequestedSchema(project(fileSchema, descriptors.flatten.map(_.getPath.toList)))
     val writerVersion = Try(VersionParser.parse(meta.getCreatedBy)).getOrElse(null)
-    Some(new LeafColumnsReader(reader, descriptors, schema, leaves, datetimeRebase, int96Rebase,
-      writerVersion, capacity))
+    Some(new LeafColumnsReader(reader, descriptors, schema, partitionSchema, file.partitionValues,
+      leaves, datetimeRebase, int96Rebase, writerVersion, capacity))
   }
 
   /**

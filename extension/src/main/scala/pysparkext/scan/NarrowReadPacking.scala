@@ -1,7 +1,6 @@
 package pysparkext.scan
 
 import java.util.Locale
-import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 import scala.reflect.ClassTag
@@ -20,7 +19,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFooterReader
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
-import pysparkext.ExtConf
+import pysparkext.{ExtConf, FileVersion, PerFileCache}
 
 /**
  * Packs a Parquet scan's splits into fewer tasks when the scan reads a small share of each file.
@@ -114,25 +113,22 @@ object NarrowReadPacking extends Logging {
     }
   }
 
-  private val MaxCachedFiles = 10000
-  private val cache = new ConcurrentHashMap[(String, Long, Long), Seq[(List[String], Long)]]()
+  /** Column paths held at most (a path and its size: some tens of megabytes at most). */
+  val MaxCachedColumns = 200000
+  private val cache = new PerFileCache[Unit, Seq[(List[String], Long)]](MaxCachedColumns, _.length)
 
   /**
-   * A file's compressed bytes per column path, from its footer; cached by path, size and
-   * modification time, so a wide footer is parsed once rather than at every query.
+   * A file's compressed bytes per column path, from its footer; cached by the file's version
+   * (path, size, modification time), so a wide footer is parsed once rather than at every query
+   * and a file rewritten in place is read again.
    */
-  private def columnBytes(f: PartitionedFile, conf: Configuration): Seq[(List[String], Long)] = {
-    val key = (f.filePath.toString, f.fileSize, f.modificationTime)
-    val hit = cache.get(key)
-    if (hit != null) return hit
-    val footer = ParquetFooterReader.readFooter(
-      HadoopInputFile.fromPath(new Path(f.filePath.toUri), conf), ParquetMetadataConverter.NO_FILTER)
-    val bytes = footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
-      .groupMapReduce(_.getPath.toArray.toList)(_.getTotalSize)(_ + _).toSeq
-    if (cache.size > MaxCachedFiles) cache.clear()
-    cache.put(key, bytes)
-    bytes
-  }
+  private def columnBytes(f: PartitionedFile, conf: Configuration): Seq[(List[String], Long)] =
+    cache.getOrLoad(FileVersion(f.filePath.toString, f.fileSize, f.modificationTime), ()) {
+      val footer = ParquetFooterReader.readFooter(
+        HadoopInputFile.fromPath(new Path(f.filePath.toUri), conf), ParquetMetadataConverter.NO_FILTER)
+      footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
+        .groupMapReduce(_.getPath.toArray.toList)(_.getTotalSize)(_ + _).toSeq
+    }
 
   /**
    * The column paths the scan reads: struct fields down to the first non-struct type. A struct

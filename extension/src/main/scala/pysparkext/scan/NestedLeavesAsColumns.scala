@@ -100,7 +100,10 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
   /**
    * The scan reading through a [[LeafColumnsParquetFormat]] when everything above uses only
    * primitive leaves of it (no struct whole, so no struct nulls are needed) that the files store
-   * as columns, and it has no partition or metadata columns; else the scan as it is.
+   * as columns, and it has no metadata columns; else the scan as it is. The scan's output is its
+   * data columns, then its partition columns (as `FileSourceStrategy` plans it, and as the
+   * batches hold them); the reader appends the partition values itself, so kept partition columns
+   * need no leaf.
    */
   private def withLeafReader(
       scan: FileSourceScanExec,
@@ -108,10 +111,13 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       leaves: Seq[NestedLeaf]): FileSourceScanExec = {
     val schema = scan.requiredSchema
     val format = scan.relation.fileFormat
+    val partitions = scan.relation.partitionSchema
     val eligible = ExtConf.bool(ExtConf.LeafColumnsReader, default = true) &&
       ParquetFormats.readsAsSpark(format) &&
-      scan.relation.partitionSchema.isEmpty && scan.output.length == schema.length
-    val paths = kept.map(LeafPath(_, Nil)) ++ leaves.map(l => LeafPath(l.column, l.ordinals))
+      scan.output.length == schema.length + partitions.length &&
+      scan.output.drop(schema.length).map(_.name) == partitions.fieldNames.toSeq
+    val paths = kept.filter(_ < schema.length).map(LeafPath(_, Nil)) ++
+      leaves.map(l => LeafPath(l.column, l.ordinals))
     if (!eligible || !LeafColumnsParquetFormat.areColumns(paths, schema)) return scan
     val leafFormat = new LeafColumnsParquetFormat(format.asInstanceOf[ParquetFileFormat], paths)
     scan.copy(relation = scan.relation.copy(fileFormat = leafFormat)(scan.relation.sparkSession))

@@ -1,7 +1,5 @@
 package pysparkext.variant
 
-import java.util.concurrent.ConcurrentHashMap
-
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
@@ -17,10 +15,15 @@ import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, 
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
+import pysparkext.{FileVersion, PerFileCache}
+
 /**
  * Each Parquet file's own Spark schema, read from its footer. Both variant layouts allow a
  * different shredding schema in every file, so analysis must look at all of them. Cached by
- * path, length and modification time, so a rewritten file is read again.
+ * the file's [[FileVersion]] (path, length, modification time), so a file rewritten in place is
+ * read again, and by the session settings Spark's schema conversion reads (binary as string,
+ * INT96 as timestamp, ...), so sessions that convert differently never share an entry. At most
+ * [[MaxCachedFields]] schema fields are held, least recently used first out.
  *
  * `unsupported` lists, per top-level column, `typed_value` leaves whose Parquet type the variant
  * spec does not allow (unsigned integers, fixed-length binaries other than decimals). Spark's
@@ -38,13 +41,30 @@ object FooterSchemas {
       unsupported: Map[String, String],
       nullResiduals: Map[String, Set[Seq[String]]] = Map.empty)
 
-  private val MaxEntries = 100000
-  private val cache = new ConcurrentHashMap[(String, Long, Long), FileSchema]()
+  /** About 100 bytes each on the heap: some tens of megabytes at most. */
+  val MaxCachedFields = 500000
+  private val cache = new PerFileCache[Seq[Boolean], FileSchema](MaxCachedFields, s =>
+    s.schema.map(f => countFields(f.dataType)).sum + s.nullResiduals.values.map(_.size).sum)
+
+  private def countFields(t: org.apache.spark.sql.types.DataType): Int = t match {
+    case s: StructType => 1 + s.fields.map(f => countFields(f.dataType)).sum
+    case a: org.apache.spark.sql.types.ArrayType => 1 + countFields(a.elementType)
+    case m: org.apache.spark.sql.types.MapType => 1 + countFields(m.keyType) + countFields(m.valueType)
+    case _ => 1
+  }
+
+  /** What [[ParquetToSparkSchemaConverter]] reads of the session, besides the variant annotation. */
+  private def conversionSettings(sql: SQLConf): Seq[Boolean] = Seq(
+    sql.isParquetBinaryAsString, sql.isParquetINT96AsTimestamp, sql.caseSensitiveAnalysis,
+    sql.parquetInferTimestampNTZEnabled, sql.legacyParquetNanosAsLong, sql.timestampNanosTypesEnabled,
+    sql.parquetFieldIdReadEnabled, sql.parquetReaderRespectUnknownTypeAnnotation)
 
   def of(status: FileStatus, conf: Configuration): FileSchema = {
-    val key = (status.getPath.toString, status.getLen, status.getModificationTime)
-    val hit = cache.get(key)
-    if (hit != null) return hit
+    val file = FileVersion(status.getPath.toString, status.getLen, status.getModificationTime)
+    cache.getOrLoad(file, conversionSettings(SQLConf.get))(read(status, conf))
+  }
+
+  private def read(status: FileStatus, conf: Configuration): FileSchema = {
     val footer = ParquetFooterReader.readFooter(
       HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.NO_FILTER)
     val message = footer.getFileMetaData.getSchema
@@ -56,10 +76,7 @@ object FooterSchemas {
     val unsupported = message.getFields.asScala.collect {
       case g: GroupType if !g.isPrimitive => g.getName -> badTypedLeaves(g, g.getName)
     }.collect { case (name, bad) if bad.nonEmpty => name -> bad.mkString("; ") }.toMap
-    val result = FileSchema(schema, unsupported, nullResiduals(footer))
-    if (cache.size > MaxEntries) cache.clear()
-    cache.put(key, result)
-    result
+    FileSchema(schema, unsupported, nullResiduals(footer))
   }
 
   /**
