@@ -87,6 +87,38 @@ def test_draft_file_overwritten_between_queries(spark: SparkSession, tmp_path, s
     assert "untyped_value" in scan["read_schema"]
 
 
+@pytest.mark.parametrize("same_size", [False, True])
+def test_stale_listing_fails_clearly(spark: SparkSession, tmp_path, same_size: bool) -> None:
+    """A DataFrame (like a catalog table) keeps the listing it was analysed with. Run again after
+    its file was rewritten, its plan still rests on the old footer: the scan finds the file
+    changed and fails, naming it, instead of reading the new file by the old shredding."""
+    table = tmp_path / "t"
+    table.mkdir()
+    f = table / "part-0.parquet"
+    _write_draft(f, [_typed(i) for i in range(N)], pad=600)
+    before = f.stat()
+    df = spark.read.parquet(str(table)).selectExpr("id", "variant_get(v, '$.a', 'bigint') AS a")
+    assert sorted(tuple(r) for r in df.collect()) == [(i, i) for i in range(N)]
+    encoded = draft_files.variant_bytes(spark, [str(1000 + i) for i in range(N)])
+    residual = [{"object": {"a": {"untyped_value": encoded[str(1000 + i)]}}} for i in range(N)]
+    if same_size:
+        _write_same_size(f, residual, before.st_size)
+        os.utime(f, ns=(before.st_atime_ns, before.st_mtime_ns + 2_000_000_000))
+    else:
+        _write_draft(f, residual, pad=0)
+    # Raised in the scan, so Spark wraps it as it wraps every read error (FAILED_READ_FILE,
+    # naming the file), with this as the cause.
+    with pytest.raises(Exception) as info:
+        df.collect()
+    message = str(info.value)
+    assert "FAILED_READ_FILE" in message and "part-0.parquet changed after" in message
+    assert "REFRESH TABLE" in message
+    # Read again, the path is listed anew.
+    assert sorted(tuple(r) for r in spark.read.parquet(str(table))
+                  .selectExpr("id", "variant_get(v, '$.a', 'bigint')").collect()) == \
+        [(i, 1000 + i) for i in range(N)]
+
+
 def test_spec_file_overwritten_with_another_shredding(spark: SparkSession, tmp_path) -> None:
     """Spark's writer shreds `id` as bigint, then (same path) as string: the second read must use
     the new file's typed column, not the cached one."""

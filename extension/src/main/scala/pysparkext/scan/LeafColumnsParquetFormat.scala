@@ -13,6 +13,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, UserDefinedType, VariantType}
 
 import pysparkext.report.RowGroups.FilterSettings
+import pysparkext.variant.ListedFilesParquetFormat
 
 /**
  * A Parquet format for scans whose every use is a primitive leaf (see [[NestedLeavesAsColumns]]):
@@ -47,7 +48,10 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
       sql.getConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ).toString)
     val capacity = sql.parquetVectorizedReaderBatchSize
     val paths = leaves
-    (file: PartitionedFile) =>
+    // The delegate's own check, which this reader would bypass.
+    val checkListed = delegate.isInstanceOf[ListedFilesParquetFormat]
+    (file: PartitionedFile) => {
+      if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, conf())
       LeafColumnsReader.open(file, conf(), requiredSchema, partitionSchema, paths, filters, settings,
           rebase, capacity) match {
         case Some(reader) =>
@@ -55,6 +59,7 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
           reader.asInstanceOf[Iterator[InternalRow]]
         case None => readFile(file)
       }
+    }
   }
 
   override def toString: String = s"$delegate, leaf columns"

@@ -223,6 +223,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     val format = if (draft.values.flatten.exists(t =>
         SpecLayout.isSpec(t) || VariantGroupsAsStructsParquetFormat.hasRawLeaves(t))) {
       new VariantGroupsAsStructsParquetFormat
+    } else if (fs.fileFormat.getClass == classOf[ParquetFileFormat]) {
+      new ListedFilesParquetFormat
     } else fs.fileFormat
     val relation = fs.copy(location = location, dataSchema = dataSchema, fileFormat = format,
       bucketSpec = if (files.isEmpty) fs.bucketSpec else None)(session)

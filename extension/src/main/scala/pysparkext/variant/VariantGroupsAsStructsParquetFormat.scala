@@ -5,7 +5,6 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
@@ -24,8 +23,10 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * element type to tell list layouts apart, so it reads nanosecond timestamps as longs (Spark's
  * `spark.sql.legacy.parquet.nanosAsLong`, which is what the raw type holds anyway). Such files are
  * rare (other engines' TIME, nanosecond timestamps and UUIDs); every other scan stays vectorised.
+ * Like every scan of a shredded relation, it checks that each file is still as listed
+ * ([[ListedFilesParquetFormat]]).
  */
-class VariantGroupsAsStructsParquetFormat extends ParquetFileFormat {
+class VariantGroupsAsStructsParquetFormat extends ListedFilesParquetFormat {
   override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
     !VariantGroupsAsStructsParquetFormat.hasRawLeaves(schema) && super.supportBatch(sparkSession, schema)
 
@@ -46,9 +47,6 @@ class VariantGroupsAsStructsParquetFormat extends ParquetFileFormat {
       requiredSchema, filters, options, conf)
   }
 
-  // Stock ParquetFileFormat equals any ParquetFileFormat; this one must not be taken for it.
-  override def equals(other: Any): Boolean = other.isInstanceOf[VariantGroupsAsStructsParquetFormat]
-  override def hashCode(): Int = getClass.hashCode()
 }
 
 object VariantGroupsAsStructsParquetFormat {
