@@ -110,7 +110,7 @@ def create(spark: SparkSession, base: Path) -> dict[str, Any]:
     with confs(spark, spark_shredding(True, CONFLICTING)):
         df.where("id % 2 = 1").select("id", "v").coalesce(1).write.mode("append").saveAsTable("spec_saved")
     sql(f"CREATE TABLE spec_using (id BIGINT, v VARIANT, s {NESTED}) USING parquet")
-    with confs(spark, spark_shredding(True)):
+    with confs(spark, spark_shredding(True, CONFLICTING)):
         sql("INSERT INTO spec_using SELECT id, v, s FROM truth")
     located = base / "draft_located"
     pyspark_ext.shred(df.select("id", "v"), "v", SHRED_SCHEMA).coalesce(2).write.parquet(str(located))
@@ -157,7 +157,9 @@ def attempt(f) -> dict[str, Any]:
     try:
         return {"rows": f()}
     except Exception as e:  # noqa: BLE001 - recorded for the test to judge
-        return {"error": f"{type(e).__name__}: {e}"[:3000]}
+        lines = f"{type(e).__name__}: {e}".splitlines()
+        # The message and its causes, without the JVM stack.
+        return {"error": "\n".join(lines[:2] + [x for x in lines if x.startswith("Caused by")])[:3000]}
 
 
 def rows(spark: SparkSession, query: str) -> list[str]:
