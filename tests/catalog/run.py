@@ -22,9 +22,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
 from tests.differential import ENABLED, confs, spark_shredding
-from tests.test_draft_variant import SHRED_SCHEMA, mixed_json
+from tests.test_draft_variant import SHRED_SCHEMA, _value, mixed_json
 from tests.test_spec_variant import CONFLICTING, FULL, _rounded
-from tests.test_draft_variant import _value
 
 NESTED = "struct<a: struct<b: bigint, c: string>, d: double>"
 
