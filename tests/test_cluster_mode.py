@@ -4,7 +4,7 @@ through ``spark.jars``, as on a real cluster.
 
 Only one SparkContext fits in a Python process, so the cluster session runs in a subprocess
 (``tests.deployments.cluster_run``, started once for the module, while the same checks run here
-in local mode). Each check (nested pruning, draft- and spec-layout path reads, row-group
+in local mode). Each check (nested pruning, every query shape of the nested-pruning tests, draft- and spec-layout path reads, row-group
 skipping with its run-time metrics, whole-value reconstruction, the writer, the
 ``explain_read_schema`` report) must give the same result in both, and the extension's rows must
 equal stock Spark's in both.
@@ -23,6 +23,7 @@ import pyspark
 import pytest
 
 from tests.deployments import checks
+from tests.nested_shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = [*checks.NESTED, *(f"{layout}_{name}" for layout in ("draft", "spec")
@@ -52,8 +53,11 @@ def cluster_process(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def local(spark, cluster_process, tmp_path_factory) -> dict[str, Any]:
-    """The checks in this process's local-mode session (while the cluster runs them)."""
-    return checks.run_checks(spark, str(tmp_path_factory.mktemp("local")))
+    """The checks in local mode in this process (while the cluster runs them), in a session of
+    their own: the checks' temp views (``events``...) must not replace the other modules'."""
+    session = spark.newSession()
+    assert session.conf.get("spark.pyspark_ext.strict") == "true"
+    return checks.run_checks(session, str(tmp_path_factory.mktemp("local")))
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +94,14 @@ def test_extension_rows_equal_stock_rows_on_the_cluster(cluster, name):
     result = cluster["results"][name]
     assert result["rows_on"] == result["rows_off"]
     assert result["rows_on"], "every check returns rows"
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_nested_shape_on_the_cluster_equals_local_mode(cluster, local, name):
+    """Every query shape of the nested-pruning tests (which compare them with stock Spark) returns
+    the same rows on the cluster and reads the same."""
+    assert cluster["results"]["shapes"][name] == local["shapes"][name]
+    assert local["shapes"][name]["rows_on"] or "empty" in name
 
 
 def test_writer_and_schema_inference_on_the_cluster(cluster, local):

@@ -48,7 +48,14 @@ def remote(server):
 
 
 @pytest.fixture(scope="module")
-def tables(remote, spark, tmp_path_factory) -> Path:
+def classic(spark):
+    """A classic session of its own: the module's temp views (``events``...) must not replace the
+    other modules'."""
+    return spark.newSession()
+
+
+@pytest.fixture(scope="module")
+def tables(remote, classic, tmp_path_factory) -> Path:
     """Written over Connect; registered as views in the Connect session and in the classic one."""
     base = tmp_path_factory.mktemp("connect_data")
     adtech_data.write_events(remote, str(base / "events"), rows=400, payload_width=8, partitions=2)
@@ -57,7 +64,7 @@ def tables(remote, spark, tmp_path_factory) -> Path:
     checks._write(pyspark_ext.shred(source, "v", checks.DRAFT_SCHEMA), str(base / "draft"))
     with confs(remote, spark_shredding(True, checks.SPEC_SCHEMA)):
         checks._write(source, str(base / "spec"))
-    for session in (remote, spark):
+    for session in (remote, classic):
         session.read.parquet(str(base / "events")).createOrReplaceTempView("events")
         session.read.parquet(str(base / "source")).createOrReplaceTempView("source")
         for layout in LAYOUTS:
@@ -87,7 +94,7 @@ def test_the_client_is_a_connect_session(remote, tables):
     assert isinstance(df, ConnectDataFrame) and not hasattr(df, "_jdf")
 
 
-def test_pruned_nested_query(remote, spark, tables):
+def test_pruned_nested_query(remote, classic, tables):
     # stock Spark reads whole view structs for the lambda; the extension reads their ts
     where = "exists(page.views, v -> v.ts % 7 = 0)"
     sql = f"SELECT id, user.geo.city FROM events WHERE {where}"
@@ -101,7 +108,7 @@ def test_pruned_nested_query(remote, spark, tables):
     assert by_sql["read_leaves"] == 3 < by_sql["full_leaves"]
     assert by_sql["bytes_read"] == by_api["bytes_read"] < by_sql["bytes_full"] / 2
     # the same report as a classic DataFrame's over the same files
-    (classic,) = pyspark_ext.explain_read_schema(spark.sql(sql))
+    (classic,) = pyspark_ext.explain_read_schema(classic.sql(sql))
     assert checks._stable(by_sql) == checks._stable(classic)
     with confs(remote, {ENABLED: "false"}):
         (stock,) = pyspark_ext.explain_read_schema(remote.sql(sql))
@@ -109,7 +116,7 @@ def test_pruned_nested_query(remote, spark, tables):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_skipped_variant_filter(remote, spark, tables, layout):
+def test_skipped_variant_filter(remote, classic, tables, layout):
     sql = f"SELECT rid, v:name::string FROM {layout} WHERE v:id::bigint BETWEEN 250 AND 449"
     rows = _rows(remote, sql)
     assert len(rows) == 200 and rows == _rows(remote, sql, enabled=False)
@@ -118,8 +125,8 @@ def test_skipped_variant_filter(remote, spark, tables, layout):
     assert (scan["row_groups_read"], scan["row_groups_skipped"]) == (4, 6)
     assert (scan["row_groups_read_metric"], scan["row_groups_skipped_metric"]) == (4, 6)
     assert scan["rows_output"] == 4 * checks.GROUP
-    with confs(spark, {METRICS: "true"}):  # as on the server
-        classic_df = spark.sql(sql)
+    with confs(classic, {METRICS: "true"}):  # as on the server
+        classic_df = classic.sql(sql)
         classic_df.collect()
         (classic,) = pyspark_ext.explain_read_schema(classic_df)
     assert checks._stable(scan) == checks._stable(classic)
@@ -142,10 +149,10 @@ def test_draft_layout_read_of_what_shred_wrote(remote, tables):
                                    "user:struct<object:struct<tier:struct<typed_value:string>>>>>>")
 
 
-def test_shred_and_inference_on_connect_dataframes(remote, spark, tables):
+def test_shred_and_inference_on_connect_dataframes(remote, classic, tables):
     source = remote.table("source")
     inferred = pyspark_ext.infer_shredding_schema(source, "v")
-    assert inferred == pyspark_ext.infer_shredding_schema(spark.table("source"), "v")
+    assert inferred == pyspark_ext.infer_shredding_schema(classic.table("source"), "v")
     assert inferred == ("struct<`extra`: struct<`x`: bigint>, `id`: bigint, `name`: string, "
                         "`score`: double, `user`: struct<`tier`: string>>")
     shredded = pyspark_ext.shred(source.where("rid < 20"), "v", checks.DRAFT_SCHEMA)
