@@ -26,7 +26,7 @@ from tests.deployments import checks
 from tests.nested_shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKS = [*checks.NESTED, *(f"{layout}_{name}" for layout in ("draft", "spec")
+CHECKS = [*checks.QUERIES, *(f"{layout}_{name}" for layout in ("draft", "spec")
                             for name in checks.VARIANT)]
 TIMEOUT = 300
 

@@ -26,7 +26,8 @@ SPEC_SCHEMA = "struct<id: bigint, name: string, score: double, user: struct<tier
 SETTINGS = {"spark.pyspark_ext.metrics.rowGroups.enabled": "true",
             "spark.pyspark_ext.metrics.rowGroups.allScans": "true"}
 
-NESTED = {
+# Queries over one table each; VARIANT runs over both layouts.
+QUERIES = {
     "nested_project_filter":
         "SELECT id, user.geo.city FROM events WHERE user.geo.country = 'US'",
     "nested_explode":
@@ -37,6 +38,16 @@ NESTED = {
         "JOIN events f ON e.id = f.id + 1 GROUP BY 1",
     "nested_row_groups":
         "SELECT id, user.user_id FROM events WHERE id BETWEEN 250 AND 449",
+    "nested_orc":
+        "SELECT id, user.geo.city FROM events_orc WHERE exists(page.views, v -> v.ts % 7 = 0)",
+    # files that shred id differently (bigint, string) are read under a Union, per file
+    "spec_mixed_files_path_reads":
+        "SELECT rid, v:id::string, v:user.tier::string FROM spec_mixed WHERE v:score::double > 100",
+    "spec_mixed_files_reconstruct": "SELECT rid, to_json(v) FROM spec_mixed",
+    # partition columns: leaves are read by Spark's reader
+    "draft_partitioned_path_reads":
+        "SELECT p, count(*), max(v:name::string) FROM draft_partitioned "
+        "WHERE v:id::bigint < 700 GROUP BY p",
 }
 
 VARIANT = {
@@ -88,7 +99,17 @@ def prepare(spark: SparkSession, base: str) -> None:
     _write(pyspark_ext.shred(src, "v", DRAFT_SCHEMA), f"{base}/draft")
     with confs(spark, spark_shredding(True, SPEC_SCHEMA)):
         _write(src, f"{base}/spec")
-    for layout in ("draft", "spec"):
+        _write(src.where("rid < 500"), f"{base}/spec_mixed")
+    with confs(spark, spark_shredding(True, SPEC_SCHEMA.replace("id: bigint", "id: string"))):
+        src.where("rid >= 500").orderBy("rid").coalesce(1).write.mode("append") \
+            .parquet(f"{base}/spec_mixed")
+    pyspark_ext.shred(src, "v", DRAFT_SCHEMA).selectExpr("*", "rid % 3 AS p") \
+        .write.partitionBy("p").parquet(f"{base}/draft_partitioned")
+    spark.read.parquet(f"{base}/events_sorted").write.orc(f"{base}/events_orc")
+    spark.read.orc(f"{base}/events_orc").createOrReplaceTempView("events_orc")
+    spark.read.schema("rid BIGINT, v VARIANT, p INT").parquet(f"{base}/draft_partitioned") \
+        .createOrReplaceTempView("draft_partitioned")
+    for layout in ("draft", "spec", "spec_mixed"):
         spark.read.schema("rid BIGINT, v VARIANT").parquet(f"{base}/{layout}") \
             .createOrReplaceTempView(layout)
 
@@ -123,7 +144,7 @@ def run_checks(spark: SparkSession, base: str) -> dict[str, Any]:
     compares them with local mode."""
     with confs(spark, SETTINGS):
         prepare(spark, base)
-        results: dict[str, Any] = {name: run_query(spark, sql) for name, sql in NESTED.items()}
+        results: dict[str, Any] = {name: run_query(spark, sql) for name, sql in QUERIES.items()}
         for layout in ("draft", "spec"):
             for name, sql in VARIANT.items():
                 results[f"{layout}_{name}"] = run_query(spark, sql.format(t=layout))
