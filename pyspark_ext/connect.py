@@ -47,5 +47,14 @@ class _ExplainReadSchema(LogicalPlan):
 
 
 def explain_read_schema(df: ConnectDataFrame, run: bool = False) -> list[dict[str, Any]]:
-    report = ConnectDataFrame(_ExplainReadSchema(df._plan, run), df.sparkSession).collect()
+    try:
+        report = ConnectDataFrame(_ExplainReadSchema(df._plan, run), df.sparkSession).collect()
+    except Exception as e:
+        if "No handler found for extension type" not in str(e):
+            raise
+        raise RuntimeError(
+            "explain_read_schema over Spark Connect needs the extension's relation plugin on the "
+            "server: start the server with the settings `python -m pyspark_ext conf "
+            "--connect-server` prints (spark.connect.extensions.relation.classes="
+            "pysparkext.connect.ExplainReadSchemaPlugin)") from e
     return json.loads(report[0]["scans"])

@@ -108,8 +108,8 @@ def test_pruned_nested_query(remote, classic, tables):
     assert by_sql["read_leaves"] == 3 < by_sql["full_leaves"]
     assert by_sql["bytes_read"] == by_api["bytes_read"] < by_sql["bytes_full"] / 2
     # the same report as a classic DataFrame's over the same files
-    (classic,) = pyspark_ext.explain_read_schema(classic.sql(sql))
-    assert checks._stable(by_sql) == checks._stable(classic)
+    (by_classic,) = pyspark_ext.explain_read_schema(classic.sql(sql))
+    assert checks._stable(by_sql) == checks._stable(by_classic)
     with confs(remote, {ENABLED: "false"}):
         (stock,) = pyspark_ext.explain_read_schema(remote.sql(sql))
     assert stock["read_leaves"] > by_sql["read_leaves"] and stock["bytes_read"] > by_sql["bytes_read"]
@@ -128,10 +128,10 @@ def test_skipped_variant_filter(remote, classic, tables, layout):
     with confs(classic, {METRICS: "true"}):  # as on the server
         classic_df = classic.sql(sql)
         classic_df.collect()
-        (classic,) = pyspark_ext.explain_read_schema(classic_df)
+        (collected,) = pyspark_ext.explain_read_schema(classic_df)
         # run=True on a classic DataFrame: the same counts as after a collect
-        (classic_run,) = pyspark_ext.explain_read_schema(classic.sql(sql), run=True)
-    assert checks._stable(scan) == checks._stable(classic) == checks._stable(classic_run)
+        (ran,) = pyspark_ext.explain_read_schema(classic.sql(sql), run=True)
+    assert checks._stable(scan) == checks._stable(collected) == checks._stable(ran)
     # Without run, the plan is reported as planned: statistics, no run-time counts yet.
     (planned,) = pyspark_ext.explain_read_schema(remote.sql(sql))
     assert planned["row_groups_read"] == 4 and planned.get("rows_output", 0) == 0
@@ -165,3 +165,12 @@ def test_shred_and_inference_on_connect_dataframes(remote, classic, tables):
 def test_a_query_that_does_not_analyse_fails_with_spark_error(remote, tables):
     with pytest.raises(Exception, match="nope"):
         pyspark_ext.explain_read_schema(remote.sql("SELECT nope FROM events"))
+
+
+def test_a_server_without_the_plugin_gets_a_clear_error(remote, tables, monkeypatch):
+    # A request the server has no plugin for fails as it would on a server started without the
+    # plugin's setting (the plugin declines types it does not know).
+    from pyspark_ext import connect
+    monkeypatch.setattr(connect, "TYPE_URL", "type.googleapis.com/pysparkext.Unknown")
+    with pytest.raises(RuntimeError, match="conf --connect-server"):
+        pyspark_ext.explain_read_schema(remote.sql("SELECT id FROM events"))
