@@ -174,3 +174,15 @@ def test_a_server_without_the_plugin_gets_a_clear_error(remote, tables, monkeypa
     monkeypatch.setattr(connect, "TYPE_URL", "type.googleapis.com/pysparkext.Unknown")
     with pytest.raises(RuntimeError, match="conf --connect-server"):
         pyspark_ext.explain_read_schema(remote.sql("SELECT id FROM events"))
+
+
+def test_dataframe_with_a_subquery(remote, classic, tables):
+    # A DataFrame API plan that references another DataFrame (a scalar subquery) travels whole.
+    from pyspark.sql.connect import functions as CF
+    events = remote.table("events")
+    df = events.where(CF.col("id") > events.select(CF.min("id")).scalar()).select("user.geo.city")
+    scans = pyspark_ext.explain_read_schema(df)
+    expected = pyspark_ext.explain_read_schema(
+        classic.sql("SELECT user.geo.city FROM events WHERE id > (SELECT min(id) FROM events)"))
+    assert sorted(s["read_schema"] for s in scans) == sorted(s["read_schema"] for s in expected)
+    assert len(scans) == 2
