@@ -65,8 +65,8 @@ VARIANT = {
                          "WHERE to_json(d.v) = to_json(s.v)",
 }
 
-# What depends on where and when a query ran: paths and expression ids.
-_VOLATILE = {"files", "table"}
+# What depends on where the data was written (the table path) and on expression ids (#12).
+_VOLATILE = {"table"}
 
 
 def source(spark: SparkSession) -> DataFrame:
