@@ -14,7 +14,9 @@ lazy val extension = (project in file("extension"))
     scalacOptions ++= Seq("-release", "17", "-deprecation"),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % "provided",
-      "org.apache.spark" %% "spark-catalyst" % sparkVersion % "provided"
+      "org.apache.spark" %% "spark-catalyst" % sparkVersion % "provided",
+      // the Spark Connect relation plugin (pysparkext.connect); Connect servers ship this jar
+      "org.apache.spark" %% "spark-connect" % sparkVersion % "provided"
     )
   )
 

@@ -6,13 +6,14 @@
 """
 from .explain import explain_read_schema, format_report
 from .jar import EXTENSION_CLASS, build_jar
-from .session import configure, extension_confs
+from .session import configure, connect_server_confs, extension_confs
 from .shredding import infer_shredding_schema, shred, shred_column
 
 __all__ = [
     "EXTENSION_CLASS",
     "build_jar",
     "configure",
+    "connect_server_confs",
     "explain_read_schema",
     "extension_confs",
     "format_report",

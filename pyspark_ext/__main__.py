@@ -10,7 +10,10 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="compile the extension jar and print its path")
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
-    sub.add_parser("conf", help="print the Spark settings that enable the extension, as key=value")
+    conf = sub.add_parser("conf", help="print the Spark settings that enable the extension, as key=value")
+    conf.add_argument("--connect-server", action="store_true",
+                      help="the settings for a Spark Connect server (adds the relation plugin "
+                           "behind explain_read_schema for Connect clients)")
     demo = sub.add_parser("demo", help="run the demo on generated nested data")
     demo.add_argument("--rows", type=int, default=100_000)
     demo.add_argument("--dir", default=None, help="where to write the data (default: a cache dir)")
@@ -20,8 +23,9 @@ def main(argv: list[str] | None = None) -> int:
         from .jar import build_jar
         print(build_jar(force=args.force))
     elif args.command == "conf":
-        from .session import extension_confs
-        for key, value in extension_confs().items():
+        from .session import connect_server_confs, extension_confs
+        confs = connect_server_confs() if args.connect_server else extension_confs()
+        for key, value in confs.items():
             print(f"{key}={value}")
     elif args.command == "demo":
         from .demo import run_demo

@@ -7,7 +7,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 
 
-def explain_read_schema(df: DataFrame) -> list[dict[str, Any]]:
+def explain_read_schema(df: DataFrame, run: bool = False) -> list[dict[str, Any]]:
     """For each scan of ``df``'s executed plan, subqueries included, return a dict with:
 
     ``table`` (table name or path), ``format``, ``full_schema`` and ``read_schema`` (Spark DDL
@@ -20,10 +20,31 @@ def explain_read_schema(df: DataFrame) -> list[dict[str, Any]]:
     scan's runtime row count (Parquet returns whole row groups, so it shows skipping too), and
     for scans that push filters ``row_groups_read_metric`` and ``row_groups_skipped_metric``: the
     SQL metrics the scan's tasks counted (also in the Spark UI, on the ``RowGroupMetrics`` node).
+
+    ``run=True`` runs the query once first (rows discarded on the executors), so those run-time
+    counts are there without a ``collect``. Spark Connect DataFrames work too (the server needs
+    ``python -m pyspark_ext conf --connect-server``); a Connect DataFrame is planned afresh on every
+    action, so over Connect the run-time counts come only with ``run=True``.
     """
+    if _is_connect(df):
+        from . import connect
+        return connect.explain_read_schema(df, run)
     jvm = df.sparkSession._jvm
+    if run:
+        jvm.org.apache.spark.sql.pysparkext.QueryRuns.runDiscardingRows(df._jdf, "explain_read_schema")
     report = jvm.pysparkext.report.ReadSchemaReport.json(df._jdf)
     return json.loads(report)
+
+
+def _is_connect(df: DataFrame) -> bool:
+    # Imported only when the object is not a classic DataFrame: the Connect client is optional.
+    if type(df).__module__.startswith("pyspark.sql.classic"):
+        return False
+    try:
+        from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
+    except ImportError:
+        return False
+    return isinstance(df, ConnectDataFrame)
 
 
 def format_report(scans: list[dict[str, Any]]) -> str:

@@ -5,10 +5,22 @@ from pyspark.sql import SparkSession
 
 from .jar import EXTENSION_CLASS, build_jar
 
+# The Spark Connect server's list of relation plugins, and the extension's.
+RELATION_PLUGINS = "spark.connect.extensions.relation.classes"
+CONNECT_PLUGIN_CLASS = "pysparkext.connect.ExplainReadSchemaPlugin"
+
 
 def extension_confs() -> dict[str, str]:
     """The Spark settings that load the extension, building the jar first if needed."""
     return {"spark.jars": str(build_jar()), "spark.sql.extensions": EXTENSION_CLASS}
+
+
+def connect_server_confs() -> dict[str, str]:
+    """``configure`` for a Spark Connect server: the settings that load the extension, plus the
+    relation plugin through which Connect clients get ``explain_read_schema``. Pass them to
+    ``start-connect-server.sh`` as ``--conf key=value`` (``python -m pyspark_ext conf
+    --connect-server`` prints them)."""
+    return {**extension_confs(), RELATION_PLUGINS: CONNECT_PLUGIN_CLASS}
 
 
 def _append(existing: str | None, value: str) -> str:

@@ -9,21 +9,34 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import functions
+
+
+def _functions(obj: DataFrame | Column) -> ModuleType:
+    """The functions that build Columns for ``obj``'s kind of session. ``pyspark.sql.functions``
+    builds Spark Connect columns only once the process has made a Connect session through
+    ``SparkSession.builder.remote``; a Connect DataFrame also gets them without that."""
+    if type(obj).__module__.startswith("pyspark.sql.connect"):
+        from pyspark.sql.connect import functions as connect_functions
+        return connect_functions
+    return functions
 
 
 def shred(df: DataFrame, column: str, schema: str) -> DataFrame:
     """Replace VARIANT ``column`` of ``df`` by its draft-layout struct for ``schema``.
 
     Write the result as Parquet; with the extension on it reads back as the same VARIANT.
+    Works on classic and Spark Connect DataFrames.
     """
-    return df.withColumn(column, shred_column(F.col(column), schema))
+    return df.withColumn(column, shred_column(_functions(df).col(column), schema))
 
 
 def shred_column(col: Column, schema: str) -> Column:
     """The SQL function ``shred_variant(col, schema)`` as a Column."""
+    F = _functions(col)
     return F.call_function("shred_variant", col, F.lit(schema))
 
 
@@ -134,6 +147,7 @@ def infer_shredding_schema(df: DataFrame, column: str, sample_rows: int = 10_000
     values are not objects yields the most common scalar or array type.
     """
     root = _Node()
+    F = _functions(df)
     rows = (df.select(F.schema_of_variant(F.col(column)).alias("s"))
             .where(F.col(column).isNotNull()).limit(sample_rows).collect())
     for row in rows:
