@@ -1,0 +1,78 @@
+"""Shrink a failing query: keep removing and simplifying parts of its AST while it still fails.
+
+Each pass tries, node by node from the root down: dropping a clause (WHERE, ORDER BY, LIMIT,
+HAVING, joins, laterals, CTEs), dropping an element of a list (a projection, a function
+argument, a grouping key), and replacing a node by one of its children (a function by an
+argument, ``a AND b`` by ``a``, a set operation by one side, a subquery by its query). A
+candidate is kept when ``still_fails`` says it fails the same way; a candidate that is no longer
+valid SQL fails the same way on both sides, so it is not a mismatch and is dropped. Passes repeat
+until none shrinks the query or the budget of tries is spent.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from sqlglot import exp
+
+CLAUSES = ("where", "order", "limit", "having", "with", "joins", "laterals", "qualify", "distinct")
+
+
+def _edits(node: exp.Expression) -> Iterator[Callable[[exp.Expression], exp.Expression | None]]:
+    """Edits of ``node``; each takes the node's counterpart in a copy of the tree, changes the
+    copy in place and returns the new root if the root itself was replaced."""
+    for key in CLAUSES:
+        if node.args.get(key):
+            def drop(n: exp.Expression, key: str = key) -> None:
+                n.set(key, None)
+            yield drop
+    parent = node.parent
+    if parent is not None and isinstance(parent.args.get(node.arg_key), list) and len(parent.args[node.arg_key]) > 1:
+        def pop(n: exp.Expression) -> None:
+            n.pop()
+        yield pop
+    for i, child in enumerate(c for c in node.iter_expressions()
+                              if not isinstance(c, (exp.Identifier, exp.TableAlias, exp.Literal))):
+        def lift(n: exp.Expression, i: int = i) -> exp.Expression | None:
+            kids = [c for c in n.iter_expressions() if not isinstance(c, (exp.Identifier, exp.TableAlias, exp.Literal))]
+            new = kids[i].copy()
+            if isinstance(new, exp.Lambda):
+                new = new.this
+            if n.parent is None:
+                return new
+            n.replace(new)
+            return None
+        yield lift
+
+
+def candidates(ast: exp.Expression) -> Iterator[exp.Expression]:
+    nodes = list(ast.bfs())
+    for i, node in enumerate(nodes):
+        for edit in _edits(node):
+            tree = ast.copy()
+            target = list(tree.bfs())[i]
+            root = edit(target)
+            yield root if root is not None else tree
+
+
+def reduce(ast: exp.Expression, still_fails: Callable[[exp.Expression], bool], budget: int = 80,
+           size: Callable[[exp.Expression], int] | None = None) -> exp.Expression:
+    """The smallest query found, within ``budget`` calls of ``still_fails``."""
+    size = size or (lambda e: len(e.sql(dialect="spark")))
+    tries = 0
+    progress = True
+    while progress and tries < budget:
+        progress = False
+        for candidate in candidates(ast):
+            if size(candidate) >= size(ast):
+                continue
+            try:
+                candidate.sql(dialect="spark")
+            except Exception:  # noqa: BLE001 - an edit may leave a tree sqlglot cannot render
+                continue
+            tries += 1
+            if still_fails(candidate):
+                ast, progress = candidate, True
+                break
+            if tries >= budget:
+                break
+    return ast
