@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import sqlglot
 from sqlglot import exp
 
 CLAUSES = ("where", "order", "limit", "having", "with", "joins", "laterals", "qualify", "distinct")
@@ -30,11 +31,9 @@ def _edits(node: exp.Expression) -> Iterator[Callable[[exp.Expression], exp.Expr
         def pop(n: exp.Expression) -> None:
             n.pop()
         yield pop
-    for i, child in enumerate(c for c in node.iter_expressions()
-                              if not isinstance(c, (exp.Identifier, exp.TableAlias, exp.Literal))):
+    for i, child in enumerate(_liftable(node)):
         def lift(n: exp.Expression, i: int = i) -> exp.Expression | None:
-            kids = [c for c in n.iter_expressions() if not isinstance(c, (exp.Identifier, exp.TableAlias, exp.Literal))]
-            new = kids[i].copy()
+            new = _liftable(n)[i].copy()
             if isinstance(new, exp.Lambda):
                 new = new.this
             if n.parent is None:
@@ -42,6 +41,22 @@ def _edits(node: exp.Expression) -> Iterator[Callable[[exp.Expression], exp.Expr
             n.replace(new)
             return None
         yield lift
+
+
+#: Nodes that are not values: they are never replaced by a child nor lifted in place of another.
+STRUCTURE = (exp.Table, exp.From, exp.Join, exp.Lateral, exp.TableAlias, exp.Identifier, exp.Group, exp.Order,
+             exp.Ordered, exp.Limit, exp.With, exp.CTE, exp.Where, exp.Having, exp.Literal, exp.DataType)
+
+
+def _liftable(node: exp.Expression) -> list[exp.Expression]:
+    """Children that may take ``node``'s place: a query's queries (a set operation's sides),
+    a value's values."""
+    if isinstance(node, STRUCTURE) or isinstance(node, exp.Select):
+        return []
+    kids = [c for c in node.iter_expressions() if not isinstance(c, STRUCTURE)]
+    if isinstance(node, (exp.SetOperation, exp.Subquery)) and node.parent is None:
+        return [c for c in kids if isinstance(c, exp.Query)]
+    return [c for c in kids if not isinstance(c, exp.Query)]
 
 
 def candidates(ast: exp.Expression) -> Iterator[exp.Expression]:
@@ -65,9 +80,9 @@ def reduce(ast: exp.Expression, still_fails: Callable[[exp.Expression], bool], b
         for candidate in candidates(ast):
             if size(candidate) >= size(ast):
                 continue
-            try:
-                candidate.sql(dialect="spark")
-            except Exception:  # noqa: BLE001 - an edit may leave a tree sqlglot cannot render
+            try:  # an edit may leave a tree that is no longer SQL
+                sqlglot.parse_one(candidate.sql(dialect="spark"), dialect="spark")
+            except Exception:  # noqa: BLE001
                 continue
             tries += 1
             if still_fails(candidate):
