@@ -30,7 +30,13 @@ KNOWN = {
     ("got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH", "variant_draft", "correlated"):
         "correlated scalar subquery over a draft-layout table: the extension's plan fails Spark's "
         "plan-change validation, one expression id with two types (tests/fuzz_regressions/variant.sql)",
+    ("got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH", "variant_spec", "correlated"):
+        "correlated scalar subquery over a spec-layout table: SchemaPruning makes an invalid plan after "
+        "the extension's rules (tests/fuzz_regressions/variant.sql)",
 }
+#: Queries whose rows differ for an open bug: the draft layout reads some numbers back with another
+#: type (tests/fuzz_regressions/variant.sql, "SELECT v FROM variant_draft").
+DRAFT_TYPES = "draft layout reads numbers back with another type (BIGINT as DECIMAL, a double 3.0E10 as 30000000000)"
 
 
 def _draws(kind: str) -> list:
@@ -45,6 +51,8 @@ def test_random_query_same_outcome(spark: SparkSession, fuzz_tables, kind: str, 
         known = KNOWN.get((fuzz.category(result.finding), case.table, case.notes.get("shape")))
         if known:
             pytest.xfail(known)
+        if case.table == "variant_draft" and result.finding.startswith("rows differ") and "score" in result.finding:
+            pytest.xfail(DRAFT_TYPES)
     assert result.finding is None, (case.sql(), result.finding)
     assert result.got.error is None or "INTERNAL" not in result.got.error, (case.sql(), result.got.message)
 
