@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyspark_ext {build,conf,demo}``."""
+"""Command line: ``python -m pyspark_ext {build,conf,demo,verify}``."""
 from __future__ import annotations
 
 import argparse
@@ -17,6 +17,13 @@ def main(argv: list[str] | None = None) -> int:
     demo = sub.add_parser("demo", help="run the demo on generated nested data")
     demo.add_argument("--rows", type=int, default=100_000)
     demo.add_argument("--dir", default=None, help="where to write the data (default: a cache dir)")
+    verify = sub.add_parser("verify", help="run a workload's queries with the extension off and on, and compare")
+    verify.add_argument("--queries", required=True, action="append", metavar="FILE.sql",
+                        help="SQL file, one statement per ';' (repeatable)")
+    verify.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
+    verify.add_argument("--format", choices=["text", "json"], default="text")
+    verify.add_argument("--master", default=None, help="Spark master (default: Spark's own)")
+    verify.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
     if args.command == "build":
@@ -30,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "demo":
         from .demo import run_demo
         run_demo(rows=args.rows, directory=args.dir)
+    elif args.command == "verify":
+        from .verify import main as verify_main
+        return verify_main(args.queries, args.conf, args.format, args.master, not args.no_progress)
     return 0
 
 

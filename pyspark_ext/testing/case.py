@@ -1,0 +1,42 @@
+"""A generated query and how to run and judge it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+
+@dataclass
+class Case:
+    """``ast`` names logical tables (``data.TABLES``); ``order`` is None for a multiset
+    comparison, or the output positions of the top-level sort keys ([]: the order is total)."""
+    ast: exp.Expression
+    kind: str
+    table: str
+    order: list[int] | None = None
+    ansi: bool = False
+    reference: str | None = None  # the table whose stock outcome is the truth, if not ``table``
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def sql(self, paths: dict[str, str] | None = None, table: str | None = None) -> str:
+        """The query in Spark SQL; with ``paths``, over the Parquet files (``table`` replaces
+        this case's table by another with the same columns)."""
+        return render(self.ast, paths, {self.table: table} if table else {})
+
+
+def render(ast: exp.Expression, paths: dict[str, str] | None = None,
+           rename: dict[str, str] | None = None) -> str:
+    rename = rename or {}
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and not node.args.get("db") and node.name in (paths or rename):
+            name = rename.get(node.name, node.name)
+            alias = node.args.get("alias")
+            if paths is None:
+                return exp.Table(this=exp.to_identifier(name), alias=alias)
+            return exp.Table(this=exp.to_identifier(paths[name], quoted=True), db=exp.to_identifier("parquet"),
+                             alias=alias)
+        return node
+
+    tree = ast.transform(swap) if (paths or rename) else ast
+    return tree.sql(dialect="spark")

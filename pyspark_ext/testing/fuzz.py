@@ -1,0 +1,250 @@
+"""Differential fuzzer: ``python -m pyspark_ext.testing.fuzz --queries N --seed S [--kind ...]``.
+
+Writes its own tables (``data``) to a temp dir, starts a Spark session with the extension in
+strict mode (an internal error in a rule fails the query instead of falling back), and runs each
+random query with the extension off and on. Rows must match (as multisets, or in order where the
+query orders totally); errors must match by error class, or both be errors of a row's value
+(which row fails first depends on the plan). A mismatch is reduced to a small query and saved as
+a regression test. The last line printed is ``fuzz: N queries, M mismatches, E errors`` (E:
+queries that failed alike both ways); the exit code is 1 on any mismatch.
+
+Query ``i`` of seed ``S`` is drawn from ``random.Random(S * 1_000_003 + i)``, so one query is
+reproduced with ``--seed S --start i --queries 1``.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+from sqlglot import exp
+
+from . import grammar_nested, grammar_variant
+from .case import Case
+from .data import write_tables
+from .outcome import ROW_ERRORS, Outcome, difference, run
+from .reduce import reduce
+from .regressions import save
+
+ANSI = "spark.sql.ansi.enabled"
+GRAMMARS = {"nested": grammar_nested.query, "variant": grammar_variant.query}
+
+
+@dataclass
+class Result:
+    case: Case
+    want: Outcome
+    got: Outcome
+    finding: str | None
+    explained: str | None = None
+
+
+def draw(seed: int, number: int, kind: str) -> Case:
+    rnd = random.Random(seed * 1_000_003 + number)
+    name = kind if kind != "all" else rnd.choice(sorted(GRAMMARS))
+    case = GRAMMARS[name](rnd)
+    case.ansi = rnd.random() < 0.5
+    return case
+
+
+@contextmanager
+def _ansi(spark: SparkSession, on: bool) -> Iterator[None]:
+    before = spark.conf.get(ANSI, None)
+    spark.conf.set(ANSI, str(on).lower())
+    try:
+        yield
+    finally:
+        spark.conf.unset(ANSI) if before is None else spark.conf.set(ANSI, before)
+
+
+#: Stock Spark's own behaviours that make it fail where the extension's plan does not; each is
+#: (when it applies, the setting that turns it off, what it explains). Where stock Spark fails so
+#: and the extension does not, the stock query runs again with the setting: if it then agrees,
+#: the difference is explained, not counted.
+EXPLANATIONS = [
+    # Stock Spark casts the VARIANT reads it pushes into a Parquet scan in the reader, for every
+    # row, so a bad value in a row that a filter or join then drops fails the query (Spark's conf
+    # deferCastError documents it).
+    (lambda error: error in ROW_ERRORS, {"spark.sql.variant.pushVariantIntoScan.deferCastError": "true"},
+     "stock Spark casts in its scan before filtering"),
+    # Under spark.sql.planChangeValidation (tests set it), some of Spark's own rules fail the
+    # validation on stock plans (RewriteIntersectAll, seen on correlated scalar subqueries too).
+    (lambda error: error.startswith("PLAN_VALIDATION_FAILED"), {"spark.sql.planChangeValidation": "false"},
+     "stock Spark fails its own plan-change validation"),
+]
+
+
+def check(spark: SparkSession, case: Case, paths: dict[str, str]) -> Result:
+    """Stock Spark on the reference table against the extension on the case's table."""
+    with _ansi(spark, case.ansi):
+        want = run(spark, case.sql(paths, table=case.reference), enabled=False)
+        got = run(spark, case.sql(paths), enabled=True)
+        finding = difference(want, got, case.order)
+        # Stock Spark failed where the extension did not, or failed otherwise (a validation
+        # failure of stock Spark's plan hides the row error both plans then meet).
+        if finding and want.error and want.error != got.error:
+            for applies, settings, reason in EXPLANATIONS:
+                if applies(want.error) and _agrees(spark, case, paths, settings, got):
+                    return Result(case, want, got, None, explained=reason)
+    return Result(case, want, got, finding)
+
+
+def _agrees(spark: SparkSession, case: Case, paths: dict[str, str], settings: dict[str, str], got: Outcome) -> bool:
+    before = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
+    try:
+        again = run(spark, case.sql(paths, table=case.reference), enabled=False)
+    finally:
+        for k, v in before.items():
+            spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+    return difference(again, got, case.order) is None
+
+
+def category(finding: str) -> str:
+    """What kind of mismatch (with the error classes involved), so a reduction keeps to it."""
+    if finding.startswith("errors differ"):
+        return finding.split(" (")[0]
+    if finding.startswith("expected error"):
+        return finding.split(",")[0]
+    if "got error " in finding:
+        return "got error " + finding.split("got error ")[1].split(":")[0]
+    return "rows differ"
+
+
+def shrink(spark: SparkSession, result: Result, paths: dict[str, str], budget: int) -> Result:
+    kind = category(result.finding or "")
+
+    def still_fails(ast: exp.Expression) -> bool:
+        r = check(spark, _with(result.case, ast), paths)
+        return r.finding is not None and category(r.finding) == kind
+
+    small = reduce(result.case.ast, still_fails, budget=budget)
+    return check(spark, _with(result.case, small), paths)
+
+
+def _with(case: Case, ast: exp.Expression) -> Case:
+    top_order = ast.args.get("order") if isinstance(ast, exp.Select) else None
+    return Case(ast=ast, kind=case.kind, table=case.table, order=case.order if top_order else None,
+                ansi=case.ansi, reference=case.reference, notes=case.notes)
+
+
+def session(master: str, confs: dict[str, str]) -> tuple[SparkSession, bool]:
+    """The active session if there is one (not ours to stop), else a new strict one."""
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, False
+    import os
+
+    from ..session import configure
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (SparkSession.builder.master(master).appName("pyspark-ext-fuzz")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               # Spark checks each rule's output plan for integrity, so a rule that breaks it fails
+               # the query that triggers it (as in the tests) instead of going unnoticed.
+               .config("spark.sql.planChangeValidation", "true"))
+    for key, value in confs.items():
+        builder = builder.config(key, value)
+    spark = configure(builder, strict=True).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark, True
+
+
+@dataclass
+class Summary:
+    queries: int = 0
+    mismatches: int = 0
+    errors: Counter = field(default_factory=Counter)  # class -> queries failing alike both ways
+    messages: dict[str, str] = field(default_factory=dict)  # class -> its first message
+    explained: Counter = field(default_factory=Counter)  # reason -> differences it explains
+    findings: Counter = field(default_factory=Counter)  # (kind of mismatch, table) -> mismatches
+
+    def lines(self) -> list[str]:
+        out = [f"failed alike both ways: {k} {v} (e.g. {self.messages[k][:160]})" for k, v in self.errors.most_common()]
+        out += [f"explained: {v} where {k}" for k, v in self.explained.most_common()]
+        out += [f"mismatches: {v} x {k[0]} on {k[1]}" for k, v in self.findings.most_common()]
+        return out + [f"fuzz: {self.queries} queries, {self.mismatches} mismatches, {sum(self.errors.values())} errors"]
+
+
+def fuzz(spark: SparkSession, paths: dict[str, str], queries: int, seed: int, kind: str, start: int = 0,
+         reduce_limit: int = 3, save_to: str | None = None, budget: int = 80, progress: bool = True,
+         out=None) -> Summary:
+    from tqdm import tqdm
+
+    out = out or sys.stdout
+
+    summary = Summary()
+    reduced: set[tuple[str, str]] = set()  # one reduction per kind of mismatch and table
+    bar = tqdm(range(start, start + queries), file=sys.stderr, disable=not progress, unit="query",
+               desc=f"fuzz seed {seed}")
+    for number in bar:
+        case = draw(seed, number, kind)
+        result = check(spark, case, paths)
+        summary.queries += 1
+        if result.finding is None:
+            if result.explained:
+                summary.explained[result.explained] += 1
+            elif result.got.error:
+                summary.errors[result.got.error] += 1
+                summary.messages.setdefault(result.got.error, result.got.message)
+            continue
+        summary.mismatches += 1
+        bar.set_postfix(mismatches=summary.mismatches)
+        print(f"MISMATCH seed {seed} query {number} ({case.kind} on {case.table}, ansi {case.ansi}): "
+              f"{result.finding}\n  {case.sql()}", file=out, flush=True)
+        seen = (category(result.finding), case.table)
+        summary.findings[seen] += 1
+        if len(reduced) < reduce_limit and seen not in reduced:
+            reduced.add(seen)
+            small = shrink(spark, result, paths, budget)
+            finding = small.finding or result.finding
+            print(f"  reduced: {small.case.sql()}\n  finding: {finding}", file=out, flush=True)
+            if save_to:
+                saved = save(save_to, small.case if small.finding else case, finding, seed, number)
+                print(f"  saved to {saved}", file=out, flush=True)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pyspark_ext.testing.fuzz", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kind", choices=["nested", "variant", "all"], default="all")
+    parser.add_argument("--start", type=int, default=0, help="number of the first query (to reproduce one)")
+    parser.add_argument("--rows", type=int, default=1200, help="rows of the nested table (a third as many variant rows)")
+    parser.add_argument("--dir", default=None, help="where to write the tables (default: a temp dir)")
+    parser.add_argument("--reduce", type=int, default=3, help="reduce at most this many mismatches")
+    parser.add_argument("--reduce-budget", type=int, default=80, help="query runs a reduction may take")
+    parser.add_argument("--save", default=None,
+                        help="directory for regression files (default: tests/fuzz_regressions if ./tests exists)")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    save_to = args.save or ("tests/fuzz_regressions" if Path("tests").is_dir() else None)
+    confs = dict(c.split("=", 1) for c in args.conf)
+
+    spark, own = session(args.master, confs)
+    try:
+        with tempfile.TemporaryDirectory(prefix="pyspark_ext_fuzz_") as tmp:
+            directory = Path(args.dir or tmp)
+            paths = write_tables(spark, directory / f"data-{random.randrange(10**9)}", rows=args.rows)
+            summary = fuzz(spark, paths, args.queries, args.seed, args.kind, args.start, args.reduce, save_to,
+                           budget=args.reduce_budget, progress=not args.no_progress)
+    finally:
+        if own:
+            spark.stop()
+    print("\n".join(summary.lines()))
+    return 1 if summary.mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+-- seed: 3
+-- query: 68
+-- table: variant_spec
+-- reference: variant_spec
+-- ansi: false
+-- order: none
+-- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L (Spark's PushProjectionThroughUnion, on the Union of scans the extension makes of a spec-layout table whose files' typed columns conflict, inside a correlated scalar subquery)
+-- status: open
+SELECT (SELECT x.v FROM variant_spec AS x WHERE x.id = e.id) AS s FROM variant_spec AS e;
+
+-- seed: 3
+-- query: 97
+-- table: variant_spec
+-- reference: variant_spec
+-- ansi: true
+-- order: none
+-- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L (as above, with a non-equality correlation and a path read)
+-- status: open
+SELECT (SELECT SUM(TRY_VARIANT_GET(x.v, '$.price', 'decimal(10,2)')) FROM variant_spec AS x WHERE x.id >= e.id) AS s FROM variant_spec AS e;
+
+-- seed: 105
+-- query: 100
+-- table: variant_draft
+-- reference: variant_truth
+-- ansi: false
+-- order: none
+-- finding: expected 400 rows, got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH: Rule pysparkext.pruning.WholePlanSchemaPruning in batch Pre CBO Rules generated an invalid plan: Multiple attributes have the same expression ID but different data types (a correlated scalar subquery over a draft-layout table)
+-- status: open
+SELECT (SELECT COUNT(x.v) FROM variant_draft AS x WHERE x.id >= e.id) AS s FROM variant_draft AS e;
+
+-- seed: 105
+-- query: 28
+-- table: variant_spec
+-- reference: variant_spec
+-- ansi: true
+-- order: none
+-- finding: expected 22 rows, got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH: Rule org.apache.spark.sql.execution.datasources.SchemaPruning in batch Early Filter and Projection Push-Down generated an invalid plan (after the extension's rules; a correlated scalar subquery over a spec-layout table)
+-- status: open
+SELECT e.v, (SELECT SUM(TRY_VARIANT_GET(x.v, '$.user.id', 'decimal(38,10)')) FROM variant_spec AS x WHERE x.id >= e.id) AS s FROM variant_spec AS e WHERE TRY_VARIANT_GET(e.v, '$.score', 'float') < 10;
+
+-- seed: 107
+-- query: 35
+-- table: variant_draft
+-- reference: variant_truth
+-- ansi: false
+-- order: none
+-- finding: rows differ: a value read back from the draft layout changes type: a JSON double 3.0E10 ("score":30000000000.0 unshredded) comes back as "score":30000000000 (to_json); integers come back as decimals (schema_of_variant BIGINT -> DECIMAL(13,0))
+-- status: open
+SELECT v FROM variant_draft;
+
+-- seed: 107
+-- query: 35
+-- table: variant_draft
+-- reference: variant_truth
+-- ansi: false
+-- order: none
+-- finding: rows differ: schema_of_variant of $.score is BIGINT unshredded, DECIMAL(p,0) read from the draft layout (files shred score as double, decimal(38,10) or not at all)
+-- status: open
+SELECT id, SCHEMA_OF_VARIANT(TRY_VARIANT_GET(v, '$.score', 'variant')) FROM variant_draft;
+

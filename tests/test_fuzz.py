@@ -1,0 +1,163 @@
+"""The differential fuzzer (``pyspark_ext.testing``): a fixed sample of its random queries, each
+run with the extension off and on; its comparison rules, reducer and command line.
+
+``PYSPARK_EXT_FUZZ_QUERIES`` sets the queries per seed and grammar (default 25), to search longer
+locally; ``python -m pyspark_ext.testing.fuzz`` searches longer still.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+import sqlglot
+from pyspark.sql import SparkSession
+
+from pyspark_ext.testing import fuzz, grammar_nested, grammar_variant
+from pyspark_ext.testing.case import Case
+from pyspark_ext.testing.outcome import Outcome, difference, normalise, same_rows
+from pyspark_ext.testing.reduce import reduce
+from tests.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
+
+COUNT = int(os.environ.get("PYSPARK_EXT_FUZZ_QUERIES", "25"))
+SEEDS = [1, 2, 3]
+
+#: Open bugs the sample may draw: (kind of mismatch, table, shape) -> the bug.
+KNOWN = {
+    ("got error java.util.NoSuchElementException", "variant_spec", "correlated"):
+        "correlated scalar subquery over a spec-layout table read as a Union of scans fails in "
+        "Spark's PushProjectionThroughUnion (tests/fuzz_regressions/variant.sql)",
+    ("got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH", "variant_draft", "correlated"):
+        "correlated scalar subquery over a draft-layout table: the extension's plan fails Spark's "
+        "plan-change validation, one expression id with two types (tests/fuzz_regressions/variant.sql)",
+    ("got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH", "variant_spec", "correlated"):
+        "correlated scalar subquery over a spec-layout table: SchemaPruning makes an invalid plan after "
+        "the extension's rules (tests/fuzz_regressions/variant.sql)",
+}
+#: Queries whose rows differ for an open bug: the draft layout reads some numbers back with another
+#: type (tests/fuzz_regressions/variant.sql, "SELECT v FROM variant_draft").
+DRAFT_TYPES = "draft layout reads numbers back with another type (BIGINT as DECIMAL, a double 3.0E10 as 30000000000)"
+
+
+def _draws(kind: str) -> list:
+    return [pytest.param(kind, seed, n, id=f"{kind}-{seed}-{n}") for seed in SEEDS for n in range(COUNT)]
+
+
+@pytest.mark.parametrize("kind,seed,number", _draws("nested") + _draws("variant"))
+def test_random_query_same_outcome(spark: SparkSession, fuzz_tables, kind: str, seed: int, number: int) -> None:
+    case = fuzz.draw(seed, number, kind)
+    result = fuzz.check(spark, case, fuzz_tables)
+    if result.finding is not None:
+        known = KNOWN.get((fuzz.category(result.finding), case.table, case.notes.get("shape")))
+        if known:
+            pytest.xfail(known)
+        if case.table == "variant_draft" and result.finding.startswith("rows differ") and "score" in result.finding:
+            pytest.xfail(DRAFT_TYPES)
+    assert result.finding is None, (case.sql(), result.finding)
+    assert result.got.error is None or "INTERNAL" not in result.got.error, (case.sql(), result.got.message)
+
+
+@pytest.mark.parametrize("seed,number", [(s, n) for s in SEEDS for n in range(0, COUNT, 5)])
+def test_random_nested_query_reads_no_more_leaves(spark: SparkSession, fuzz_tables, seed: int, number: int) -> None:
+    from pyspark_ext.testing.outcome import run
+    case = fuzz.draw(seed, number, "nested")
+    sql = case.sql(fuzz_tables)
+    stock, ext = run(spark, sql, enabled=False, scans=True), run(spark, sql, enabled=True, scans=True)
+    if stock.error is None and ext.error is None:
+        assert ext.leaves <= stock.leaves, (sql, [s["read_schema"] for s in ext.scans])
+
+
+def test_queries_are_built_as_sqlglot_trees_and_render_as_spark_sql() -> None:
+    for grammar in (grammar_nested, grammar_variant):
+        import random
+        rnd = random.Random(0)
+        for _ in range(200):
+            case = grammar.query(rnd)
+            assert isinstance(case.ast, sqlglot.exp.Query)
+            sql = case.sql({t: f"/data/{t}" for t in ("nested", "variant_truth", "variant_draft", "variant_spec")})
+            assert "parquet.`/data/" in sql and "{" not in sql
+            assert isinstance(sqlglot.parse_one(sql, dialect="spark"), sqlglot.exp.Query)
+
+
+def test_a_top_level_order_ends_in_a_unique_key() -> None:
+    import random
+    rnd = random.Random(5)
+    ordered = [c for c in (grammar_nested.query(rnd) for _ in range(400)) if c.order is not None]
+    assert ordered
+    for case in ordered:
+        last = case.ast.args["order"].expressions[-1].this
+        assert last.name == "id", case.sql()
+
+
+def test_rows_compare_as_multisets_or_in_order() -> None:
+    a, b = [(1, "x"), (2, "y"), (2, "z")], [(2, "y"), (1, "x"), (2, "z")]
+    assert same_rows(a, b, None)
+    assert not same_rows(a, b, [])
+    assert not same_rows(a, [(1, "x"), (2, "y")], None)  # a multiset: counts matter
+    assert not same_rows(a + [(1, "x")], a + [(2, "y")], None)
+    # ordered by column 0: rows that tie on it may come in any order
+    assert same_rows(a, [(1, "x"), (2, "z"), (2, "y")], [0])
+    assert not same_rows(a, b, [0])
+
+
+def test_doubles_compare_to_twelve_digits_and_maps_by_content() -> None:
+    assert normalise((0.1 + 0.2, {"b": 1, "a": [1.0]})) == normalise((0.3, {"a": [1.0], "b": 1}))
+    assert normalise((1.0,)) != normalise((1.0000001,))
+
+
+def test_errors_compare_by_class() -> None:
+    rows = Outcome(rows=[(1,)])
+    cast = Outcome(error="INVALID_VARIANT_CAST")
+    overflow = Outcome(error="CAST_OVERFLOW")
+    internal = Outcome(error="java.util.NoSuchElementException", message="key not found: id#5L")
+    assert difference(cast, cast, None) is None
+    # both plans met a bad value, a different one first: row order, not meaning
+    assert difference(cast, overflow, None) is None
+    assert "errors differ" in difference(cast, internal, None)
+    assert "got error java.util.NoSuchElementException" in difference(rows, internal, None)
+    assert "expected error INVALID_VARIANT_CAST" in difference(cast, rows, None)
+    assert "rows differ" in difference(rows, Outcome(rows=[(2,)]), None)
+
+
+def test_reducer_shrinks_to_what_still_fails() -> None:
+    ast = sqlglot.parse_one(
+        "SELECT id, upper(user.geo.city), size(page.views) FROM nested AS a LEFT JOIN nested AS b ON a.id = b.id "
+        "WHERE a.id > 3 AND element_at(page.views, 2).ref LIKE '%a%' ORDER BY id LIMIT 5", dialect="spark")
+
+    def still_fails(tree: sqlglot.exp.Expression) -> bool:
+        sql = tree.sql(dialect="spark")
+        return "ELEMENT_AT(page.views, 2)" in sql and "FROM nested" in sql
+
+    small = reduce(ast, still_fails, budget=500)
+    assert still_fails(small)
+    sql = small.sql(dialect="spark")
+    assert not any(word in sql for word in ("JOIN", "ORDER", "LIMIT", "UPPER", "SIZE", "LIKE", "id")), sql
+    assert len(sql) < 70, sql
+
+
+def test_cli_prints_the_counts_last_and_exits_0_without_mismatches(spark, tmp_path, capsys) -> None:
+    code = fuzz.main(["--queries", "4", "--seed", "9", "--rows", "150", "--dir", str(tmp_path),
+                      "--save", str(tmp_path / "regressions"), "--no-progress"])
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.fullmatch(r"fuzz: 4 queries, 0 mismatches, \d+ errors", last), last
+    assert code == 0
+
+
+def test_cli_exits_1_on_a_mismatch_and_saves_a_regression(spark, tmp_path, capsys, monkeypatch) -> None:
+    # A stand-in for a bug: the extension's side "returns" a row no query returns.
+    real = fuzz.run
+
+    def wrong(spark, sql, enabled, scans=False):
+        return Outcome(rows=[("not a row of the query",)]) if enabled else real(spark, sql, enabled, scans)
+
+    monkeypatch.setattr(fuzz, "run", wrong)
+    code = fuzz.main(["--queries", "2", "--seed", "9", "--kind", "nested", "--rows", "150", "--dir", str(tmp_path),
+                      "--save", str(tmp_path / "regressions"), "--reduce-budget", "8", "--no-progress"])
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"fuzz: 2 queries, 2 mismatches, 0 errors", out.strip().splitlines()[-1]), out
+    assert code == 1
+    saved = (tmp_path / "regressions" / "nested.sql").read_text()
+    assert "-- finding: " in saved and "-- status: open" in saved
+    original = re.search(r"MISMATCH seed 9 query 0 .*\n  (.*)", out).group(1)
+    reduced = saved.split(";")[0].splitlines()[-1]
+    assert len(reduced) < len(original), (reduced, original)
