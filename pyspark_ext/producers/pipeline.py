@@ -266,18 +266,20 @@ def _validate(p: Pipeline, node: Node, df: DataFrame, old: dict[str, Any] | None
         df = df.select("type", F.col("key").cast(kt).alias("key"),
                        F.col("value").cast(vt).alias("value"))
     check_sortable(df.schema["key"].dataType, f"source {node.name!r} key")
-    bad = df.filter(~F.col("type").isin(Add, Update, Delete) | F.col("type").isNull()
-                    ).limit(1).collect()
-    if bad:
-        raise ProducerError(f"source {node.name!r}, key {bad[0]['key']!r}: change type "
-                            f"{bad[0]['type']!r} is not one of Add, Update, Delete")
-    if df.filter(F.col("key").isNull()).limit(1).collect():
-        raise ProducerError(f"source {node.name!r}: a change has a null key")
-    mixed = (df.groupBy("key").agg(F.max((F.col("type") == Delete).cast("int")).alias("d"),
-                                   F.max((F.col("type") != Delete).cast("int")).alias("u"))
-             .filter("d = 1 and u = 1").limit(5).collect())
-    if mixed:
-        keys = ", ".join(repr(r["key"]) for r in mixed)
+    is_delete = (F.col("type") == Delete).cast("int")
+    problems = (df.groupBy("key").agg(
+        F.max(is_delete).alias("d"), F.max(1 - is_delete).alias("u"),
+        F.max(F.when(~F.col("type").isin(Add, Update, Delete) | F.col("type").isNull(),
+                     F.coalesce(F.col("type"), F.lit("null")))).alias("bad"))
+        .filter("key is null or bad is not null or (d = 1 and u = 1)").limit(5).collect())
+    for r in problems:
+        if r["key"] is None:
+            raise ProducerError(f"source {node.name!r}: a change has a null key")
+        if r["bad"] is not None:
+            raise ProducerError(f"source {node.name!r}, key {r['key']!r}: change type "
+                                f"{r['bad']!r} is not one of Add, Update, Delete")
+    if problems:
+        keys = ", ".join(repr(r["key"]) for r in problems)
         raise ProducerError(f"source {node.name!r}, key {keys}: a Delete is mixed with Add/Update "
                             "for the same key (send either one Delete or only upserts); nothing "
                             "was written")
@@ -374,14 +376,16 @@ def _output_types(p: Pipeline, node: Node, old: dict[str, Any] | None, inputs: D
         groups.setdefault(row["key"], [[] for _ in side_types])[row["side"]].append(
             row[f"value_{row['side']}"])
     emitted = []
-    try:
-        for key, sides in list(groups.items())[:20]:
+    for key, sides in list(groups.items())[:20]:
+        try:
             for item in node.fn(key, *(iter(v) for v in sides)) or ():
                 emitted.append(tuple(item))
                 if len(emitted) >= 200:
                     break
-    except Exception as e:  # noqa: BLE001 - inference is best effort; the real run reports
-        log.info("stage %s: produce failed on the type-inference sample: %s", node.name, e)
+        except Exception as e:  # noqa: BLE001 - reported in the user's terms
+            raise ProducerError(f"stage {node.name!r}, key {key!r}: produce raised "
+                                f"{type(e).__name__}: {e} (on the sample its output types are "
+                                "inferred from)") from e
     if emitted:
         schema = p.spark.createDataFrame(emitted).schema
         kt = node.key_type or schema.fields[0].dataType
