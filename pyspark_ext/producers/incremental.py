@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,32 +161,41 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
     value) for the changed source keys ``changed`` (one column ``key``)."""
     started = time.time()
     base = f"{version_dir(ctx.version)}/{stage}/_staging"
-    produced = _stage(ctx, produced, f"{base}/produced")
-    if old is not None and old["key_mappings"]:
-        mappings = read_files(ctx.spark, ctx.store, old["key_mappings"], mappings_schema(ks, kt))
-        replaced = _stage(ctx, mappings.join(
-            changed.select(F.col("key").alias("source_key")), "source_key", "left_semi"),
-            f"{base}/replaced")
-    else:
-        replaced = ctx.spark.createDataFrame([], mappings_schema(ks, kt))
-    nothing = F.lit(None).cast(v)
-    content_instr = replaced.select(F.col("key").alias("k1"), F.col("source_key").alias("k2"),
-                                    F.lit(0).cast("tinyint").alias("op"),
-                                    nothing.alias("value")).unionByName(
-        produced.select(F.col("key").alias("k1"), F.col("source_key").alias("k2"),
-                        F.lit(1).cast("tinyint").alias("op"), F.col("value")))
-    next_id = (old or {}).get("next_id", 1)
-    content, updates, next_id, cstats = merge_files(
-        ctx, "content", stage, (old or {}).get("content", []), content_instr, kt, ks, v,
-        preserve, next_id)
-    ctx.crash("mid-stage", stage)
-    map_instr = replaced.select(F.col("source_key").alias("k1"), F.col("key").alias("k2"),
-                                F.lit(0).cast("tinyint").alias("op")).unionByName(
-        produced.select(F.col("source_key").alias("k1"), F.col("key").alias("k2"),
-                        F.lit(1).cast("tinyint").alias("op")).distinct())
-    mappings, _, _, mstats = merge_files(
-        ctx, "key_mappings", stage, (old or {}).get("key_mappings", []), map_instr, ks, kt,
-        None, None, 1)
+    # the two halves of each phase are independent Spark jobs; running them side by side halves
+    # a small update's latency (most of it is per-job overhead)
+    with ThreadPoolExecutor(2) as pool:
+        staged = pool.submit(_stage, ctx, produced, f"{base}/produced")
+        if old is not None and old["key_mappings"]:
+            mappings = read_files(ctx.spark, ctx.store, old["key_mappings"],
+                                  mappings_schema(ks, kt))
+            replaced = pool.submit(_stage, ctx, mappings.join(
+                changed.select(F.col("key").alias("source_key")), "source_key", "left_semi"),
+                f"{base}/replaced").result()
+        else:
+            replaced = ctx.spark.createDataFrame([], mappings_schema(ks, kt))
+        produced = staged.result()
+        nothing = F.lit(None).cast(v)
+        content_instr = replaced.select(
+            F.col("key").alias("k1"), F.col("source_key").alias("k2"),
+            F.lit(0).cast("tinyint").alias("op"), nothing.alias("value")).unionByName(
+            produced.select(F.col("key").alias("k1"), F.col("source_key").alias("k2"),
+                            F.lit(1).cast("tinyint").alias("op"), F.col("value")))
+        map_instr = replaced.select(
+            F.col("source_key").alias("k1"), F.col("key").alias("k2"),
+            F.lit(0).cast("tinyint").alias("op")).unionByName(
+            produced.select(F.col("source_key").alias("k1"), F.col("key").alias("k2"),
+                            F.lit(1).cast("tinyint").alias("op")).distinct())
+
+        def content_then_crash_point() -> tuple:
+            out = merge_files(ctx, "content", stage, (old or {}).get("content", []),
+                              content_instr, kt, ks, v, preserve, (old or {}).get("next_id", 1))
+            ctx.crash("mid-stage", stage)
+            return out
+        merged_content = pool.submit(content_then_crash_point)
+        mappings, _, _, mstats = merge_files(
+            ctx, "key_mappings", stage, (old or {}).get("key_mappings", []), map_instr, ks, kt,
+            None, None, 1)
+        content, updates, next_id, cstats = merged_content.result()
     entry = {"key_type": kt.json(), "source_key_type": ks.json(), "value_type": v.json(),
              "content": content, "key_mappings": mappings, "update": updates,
              "next_id": next_id}
