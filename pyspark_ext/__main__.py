@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyspark_ext {build,conf,demo}``."""
+"""Command line: ``python -m pyspark_ext {build,conf,demo,producers}``."""
 from __future__ import annotations
 
 import argparse
@@ -14,6 +14,8 @@ def main(argv: list[str] | None = None) -> int:
     demo = sub.add_parser("demo", help="run the demo on generated nested data")
     demo.add_argument("--rows", type=int, default=100_000)
     demo.add_argument("--dir", default=None, help="where to write the data (default: a cache dir)")
+    from .producers.cli import add_parser as add_producers
+    add_producers(sub)
     args = parser.parse_args(argv)
 
     if args.command == "build":
@@ -26,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "demo":
         from .demo import run_demo
         run_demo(rows=args.rows, directory=args.dir)
+    elif args.command == "producers":
+        from .producers.cli import main as producers_main
+        return producers_main(args)
     return 0
 
 
