@@ -56,7 +56,7 @@ def run_producers(spark: SparkSession, rows: int, out: Path) -> dict[str, Any]:
     _, scratch = _timed(lambda: p.run({"items": items}))
     result["from_scratch_seconds"] = round(scratch, 2)
     result["from_scratch_rows_per_second_per_core"] = round(rows / scratch / cores)
-    result["from_scratch_stats"] = p.last_stats
+    result["from_scratch_stats"] = dict(p.last_stats)
 
     def apply(pdf):
         return pdf.assign(value=pdf["value"] * 2)
@@ -72,7 +72,7 @@ def run_producers(spark: SparkSession, rows: int, out: Path) -> dict[str, Any]:
         changes = spark.range(touched).select(F.lit("Update").alias("type"), keys.alias("key"),
                                               F.lit(5).cast("bigint").alias("value"))
         _, seconds = _timed(lambda: p.update({"items": changes}))
-        stats = p.last_stats
+        stats = dict(p.last_stats)
         result[f"update_{name}"] = {
             "keys": touched, "seconds": round(seconds, 2),
             "ratio_to_from_scratch": round(seconds / scratch, 3),
