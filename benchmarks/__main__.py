@@ -1,4 +1,4 @@
-"""``python -m benchmarks run [--suite quick|nested|variant|path-limit|spec|overhead|full] [--scale ROWS] [--out DIR]``."""
+"""``python -m benchmarks run [--suite quick|nested|variant|path-limit|spec|overhead|full|producers] [--scale ROWS] [--out DIR]``."""
 from __future__ import annotations
 
 import argparse
@@ -76,6 +76,11 @@ def _variant_queries(spark: SparkSession, metrics: InputBytes, label: str, rows:
 def run(suite: str, scale: int | None, out: Path, repeat: int | None,
         kinds: tuple[str, ...] = ("sorted", "unsorted")) -> Path:
     spark = session()
+    if suite == "producers":  # incremental pipelines: a suite of their own (benchmarks/producers.py)
+        from .producers import run_producers
+        run_producers(spark, scale or 1_000_000, out)
+        spark.stop()
+        return out
     metrics = InputBytes(spark)
     results, overhead, scaling = [], [], []
     rows, reps, width, scale_rows, scale_queries = SUITES.get(suite, SUITES["quick"])
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--suite", default="quick", choices=[*SUITES, "variant", "path-limit", "spec", "overhead"])
+    r.add_argument("--suite", default="quick", choices=[*SUITES, "variant", "path-limit", "spec", "overhead", "producers"])
     r.add_argument("--scale", type=int, default=None, help="rows of the nested event log")
     r.add_argument("--repeat", type=int, default=None, help="timed runs per query and mode")
     r.add_argument("--out", default=None, help="output directory (default benchmarks/out/<suite>)")

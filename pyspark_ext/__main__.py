@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyspark_ext {build,conf,demo,verify}``."""
+"""Command line: ``python -m pyspark_ext {build,conf,demo,verify,producers}``."""
 from __future__ import annotations
 
 import argparse
@@ -24,6 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--format", choices=["text", "json"], default="text")
     verify.add_argument("--master", default=None, help="Spark master (default: Spark's own)")
     verify.add_argument("--no-progress", action="store_true")
+    from .producers.cli import add_parser as add_producers
+    add_producers(sub)
     args = parser.parse_args(argv)
 
     if args.command == "build":
@@ -40,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "verify":
         from .verify import main as verify_main
         return verify_main(args.queries, args.conf, args.format, args.master, not args.no_progress)
+    elif args.command == "producers":
+        from .producers.cli import main as producers_main
+        return producers_main(args)
     return 0
 
 

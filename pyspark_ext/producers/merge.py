@@ -1,0 +1,306 @@
+"""Merging a sorted file set with sorted instructions, in one forward pass, in Python workers.
+
+A *file set* (a stage's content or key_mappings) is a list of Parquet files sorted by ``(k1, k2)``
+and globally sorted across files: file ``r`` holds keys ``k1`` in ``[first_r, first_{r+1})`` and a
+``k1`` never spans two files. *Instructions* are rows ``(range, k1, k2, op, value)``: ``op`` 0
+deletes every old row with that ``(k1, k2)``, ``op`` 1 inserts a row. Spark sorts the instructions
+(only them) by ``(range, k1, k2, op)``; each task then streams, per range, the old file and the
+range's instructions together:
+
+* rows of the old file below the next instruction's ``k1`` are copied as Arrow slices (found by
+  binary search in the current batch), never converted to Python;
+* a ``k1`` that has instructions is merged row by row by ``k2`` and, for content, written to the
+  update output too (``Add`` for the first row of a key the file did not have, ``Delete`` for a
+  key left without rows, ``Update`` otherwise), with the stage's preserve hook applied to inserts.
+
+Nothing is re-sorted: the output is the old order with rows dropped and rows slotted in. Without
+an old file (the first run, or a stage that was empty) the same code writes the instructions.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql.types import DataType
+
+from . import preserve as preserve_state
+from .errors import in_worker
+from .rows import arrow_type, encode, sort_key, to_user, user_to_raw
+from .storage import Store
+
+META_SCHEMA = ("kind string, range int, part int, path string, rows long, bytes long, "
+               "first string, last string, next_id long")
+_META_ARROW = pa.schema([("kind", pa.string()), ("range", pa.int32()), ("part", pa.int32()),
+                         ("path", pa.string()), ("rows", pa.int64()), ("bytes", pa.int64()),
+                         ("first", pa.string()), ("last", pa.string()), ("next_id", pa.int64())])
+BATCH_ROWS = 65536
+
+
+def _bisect(column: pa.Array, lo: int, sk: Any, order: Callable[[Any], Any], right: bool) -> int:
+    """First index >= lo whose key sorts >= sk (> sk if ``right``)."""
+    hi = len(column)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        k = order(column[mid].as_py())
+        if k < sk or (right and k == sk):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+class OldRows:
+    """A forward cursor over one sorted file: bulk slices below a key, Python rows at a key."""
+
+    def __init__(self, store: Store, rel: str, schema: pa.Schema, order: Callable[[Any], Any]):
+        fs, _ = store.fs()
+        self._batches = pq.ParquetFile(store.path(rel), filesystem=fs).iter_batches(BATCH_ROWS)
+        self.schema, self.order = schema, order
+        self.batch: pa.RecordBatch | None = None
+        self.pos = 0
+        self._load()
+
+    def _load(self) -> None:
+        while self.batch is None or self.pos >= self.batch.num_rows:
+            nxt = next(self._batches, None)
+            if nxt is None:
+                self.batch = None
+                return
+            self.batch, self.pos = nxt.cast(self.schema), 0
+
+    def peek(self) -> Any:
+        """The sort key of the next row's k1, or None at the end."""
+        return None if self.batch is None else self.order(self.batch.column(0)[self.pos].as_py())
+
+    def peek_row(self) -> dict[str, Any]:
+        return self.batch.slice(self.pos, 1).to_pylist()[0]
+
+    def before(self, sk: Any) -> Iterator[pa.RecordBatch]:
+        while self.batch is not None:
+            end = _bisect(self.batch.column(0), self.pos, sk, self.order, right=False)
+            if end > self.pos:
+                yield self.batch.slice(self.pos, end - self.pos)
+            self.pos = end
+            if end < self.batch.num_rows:
+                return
+            self._load()
+
+    def equal(self, sk: Any) -> Iterator[tuple]:
+        while self.batch is not None:
+            end = _bisect(self.batch.column(0), self.pos, sk, self.order, right=True)
+            if end > self.pos:
+                cols = [c.to_pylist() for c in self.batch.slice(self.pos, end - self.pos).columns]
+                self.pos = end
+                yield from zip(*cols)
+            if self.batch is not None and end < self.batch.num_rows:
+                return
+            self._load()
+
+    def rest(self) -> Iterator[pa.RecordBatch]:
+        while self.batch is not None:
+            yield self.batch.slice(self.pos)
+            self.pos = self.batch.num_rows
+            self._load()
+
+
+class Writer:
+    """Sorted rows of one range into files of ``rows_per_group``-row row groups, rolling to a new
+    file at a key boundary once a file has ``rows_per_file`` rows."""
+
+    def __init__(self, store: Store, kind: str, rel_dir: str, rng: int, schema: pa.Schema,
+                 rows_per_group: int, rows_per_file: int):
+        self.store, self.kind, self.rel_dir, self.range = store, kind, rel_dir, rng
+        self.schema, self.per_group, self.per_file = schema, rows_per_group, rows_per_file
+        self.key_col = schema.names.index("key") if kind == "update" else 0
+        self.part, self.meta = 0, []
+        self._reset()
+
+    def _reset(self) -> None:
+        self.buf: list[tuple] = []
+        self.pending: list[pa.RecordBatch] = []
+        self.pending_rows = self.rows = 0
+        self.first = self.last = None
+        self.file: pq.ParquetWriter | None = None
+
+    def rows_(self, row: tuple) -> None:
+        self.buf.append(row)
+        if len(self.buf) >= 4096:
+            self._buf_to_batch()
+
+    def slice(self, batch: pa.RecordBatch) -> None:
+        self._buf_to_batch()
+        self._add(batch)
+
+    def _buf_to_batch(self) -> None:
+        if self.buf:
+            cols = list(zip(*self.buf))
+            arrays = [pa.array(c, type=f.type) for c, f in zip(cols, self.schema)]
+            self.buf = []
+            self._add(pa.RecordBatch.from_arrays(arrays, schema=self.schema))
+
+    def _add(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        if self.first is None:
+            self.first = batch.column(self.key_col)[0].as_py()
+        self.last = batch.column(self.key_col)[batch.num_rows - 1].as_py()
+        self.pending.append(batch)
+        self.pending_rows += batch.num_rows
+        self.rows += batch.num_rows
+        if self.pending_rows >= self.per_group:
+            self._write(final=False)
+
+    def _write(self, final: bool) -> None:
+        if not self.pending:
+            return
+        table = pa.Table.from_batches(self.pending, schema=self.schema)
+        cut = table.num_rows if final else (table.num_rows // self.per_group) * self.per_group
+        if self.file is None:
+            fs, _ = self.store.fs()
+            name = f"r{self.range:05d}-p{self.part:03d}-{uuid.uuid4().hex[:12]}.parquet"
+            self.rel = f"{self.rel_dir}/{name}"
+            fs.create_dir(self.store.path(self.rel_dir), recursive=True)
+            self.file = pq.ParquetWriter(self.store.path(self.rel), self.schema, filesystem=fs,
+                                         compression="snappy")
+        self.file.write_table(table.slice(0, cut), row_group_size=self.per_group)
+        rest = table.slice(cut)
+        self.pending = rest.to_batches()
+        self.pending_rows = rest.num_rows
+
+    def at_key_boundary(self) -> None:
+        if self.rows + len(self.buf) >= self.per_file:
+            self.close()
+
+    def close(self) -> None:
+        self._buf_to_batch()
+        if self.rows:
+            self._write(final=True)
+            self.file.close()
+            fs, _ = self.store.fs()
+            size = fs.get_file_info(self.store.path(self.rel)).size
+            self.meta.append({"kind": self.kind, "range": self.range, "part": self.part,
+                              "path": self.rel, "rows": self.rows, "bytes": size,
+                              "first": json.dumps(encode(self.first)),
+                              "last": json.dumps(encode(self.last)), "next_id": None})
+            self.part += 1
+        self._reset()
+
+
+def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | None],
+               k1: DataType, k2: DataType, v: DataType | None, rel_dir: str,
+               rows_per_group: int, rows_per_file: int,
+               preserve: Callable[[Any, Any], Any] | None = None, next_id: int = 1,
+               ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The ``mapInArrow`` function merging each range in its partition; ``kind`` is
+    ``"content"`` (``k1`` the target key, writes update files too) or ``"key_mappings"``."""
+    names = ["key", "source_key"] if kind == "content" else ["source_key", "key"]
+    fields = [pa.field(names[0], arrow_type(k1)), pa.field(names[1], arrow_type(k2))]
+    if v is not None:
+        fields.append(pa.field("value", arrow_type(v)))
+    schema = pa.schema(fields)
+    upd_schema = pa.schema([pa.field("type", pa.string()), pa.field("key", arrow_type(k1)),
+                            pa.field("value", arrow_type(v))]) if kind == "content" else None
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        o1, o2 = sort_key(k1), sort_key(k2)
+        preserve_state.start(next_id)
+        user_v = to_user(v) if preserve else None
+        raw_v = user_to_raw(v) if preserve else None
+        shown = to_user(k1)
+        rows = _instruction_rows(batches)
+        row = next(rows, None)
+        while row is not None:
+            rng = row[0]
+            old = OldRows(store, old_files[rng], schema, o1) if old_files.get(rng) else None
+            out = Writer(store, kind, f"{rel_dir}/{kind}", rng, schema, rows_per_group,
+                         rows_per_file)
+            upd = Writer(store, "update", f"{rel_dir}/update", rng, upd_schema, rows_per_group,
+                         rows_per_file) if upd_schema else None
+            while row is not None and row[0] == rng:
+                sk = o1(row[1])
+                if old is not None:
+                    for piece in old.before(sk):
+                        out.slice(piece)
+                out.at_key_boundary()
+                existed = old is not None and old.peek() == sk
+                previous = old.peek_row()["value"] if existed and preserve else None
+                group: list[tuple] = []
+
+                def instr() -> Iterator[tuple]:
+                    nonlocal row
+                    while row is not None and row[0] == rng and (row[1] == group_key or
+                                                                 o1(row[1]) == sk):
+                        yield row
+                        row = next(rows, None)
+                group_key = row[1]
+                emitted = 0
+                for kept, r in _merge_key(old.equal(sk) if existed else iter(()), instr(), o2):
+                    if kept:
+                        new = r
+                    else:
+                        value = r[4] if v is not None else None
+                        if preserve is not None:
+                            try:
+                                value = raw_v(preserve(user_v(value), None if previous is None
+                                                       else user_v(previous)))
+                            except Exception as e:  # noqa: BLE001
+                                raise in_worker(f"stage {stage!r}, key {shown(r[1])!r}: "
+                                                f"preserve raised {type(e).__name__}: {e}") from e
+                            if previous is None:
+                                previous = value
+                        new = (r[1], r[2], value) if v is not None else (r[1], r[2])
+                    out.rows_(new)
+                    if upd is not None:
+                        upd.rows_(("Update" if emitted or existed else "Add", new[0], new[2]))
+                    emitted += 1
+                if upd is not None and existed and not emitted:
+                    upd.rows_(("Delete", group_key, None))
+            if old is not None:
+                for piece in old.rest():
+                    out.slice(piece)
+            out.close()
+            meta = out.meta
+            if upd is not None:
+                upd.close()
+                meta += upd.meta
+            meta.append({"kind": "done", "range": rng, "part": 0, "path": None, "rows": 0,
+                         "bytes": 0, "first": None, "last": None,
+                         "next_id": preserve_state.current()})
+            yield pa.RecordBatch.from_pylist(meta, schema=_META_ARROW)
+    return run
+
+
+def _instruction_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple]:
+    for b in batches:
+        cols = [c.to_pylist() for c in b.columns]
+        if len(cols) == 4:
+            cols.append([None] * b.num_rows)
+        yield from zip(*cols)
+
+
+def _merge_key(old: Iterator[tuple], instr: Iterator[tuple], o2: Callable[[Any], Any]
+               ) -> Iterator[tuple[bool, tuple]]:
+    """One key's old rows ``(k1, k2, [v])`` and instructions ``(range, k1, k2, op, v)``, both
+    sorted by k2 (deletes before inserts): yields (kept, row) in k2 order."""
+    o = next(old, None)
+    i = next(instr, None)
+    while o is not None or i is not None:
+        if i is None or (o is not None and o2(o[1]) < o2(i[2])):
+            yield True, o
+            o = next(old, None)
+        elif o is None or o2(i[2]) < o2(o[1]):
+            if i[3] == 1:
+                yield False, i
+            i = next(instr, None)
+        elif i[3] == 0:
+            d = o2(i[2])
+            while o is not None and o2(o[1]) == d:
+                o = next(old, None)
+            i = next(instr, None)
+        else:
+            yield True, o
+            o = next(old, None)

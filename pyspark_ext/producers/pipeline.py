@@ -1,0 +1,402 @@
+"""The ``Pipeline`` API: define sources and stages, run the first version, update, read back.
+
+A pipeline is code (its stages' functions) plus a directory of committed versions. ``run`` makes
+version 1 from unsorted input; ``update`` makes version N+1 from changes; both take the
+pipeline's lease, write every stage in DAG order beside version N, and commit with one atomic
+manifest write, so a failure or crash at any point leaves version N as it was.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import DataType, StructField, StructType
+
+from . import incremental, storage
+from .errors import ProducerError, from_spark
+from .rows import check_sortable, content_schema, parse_type, update_schema
+from .storage import Store, version_dir
+
+Add, Update, Delete = "Add", "Update", "Delete"
+CRASH_ENV = "PYSPARK_EXT_PRODUCERS_CRASH"
+CONF = "spark.pyspark_ext.producers."
+log = logging.getLogger(__name__)
+
+
+@dataclass(eq=False)
+class Node:
+    """A source or stage of a pipeline; pass it to ``Pipeline.stage`` as a feeder."""
+    pipeline: "Pipeline"
+    name: str
+    fn: Callable[..., Iterable[Any]] | None = None
+    sides: list[list["Node"]] = field(default_factory=list)
+    key_type: DataType | None = None
+    value_type: DataType | None = None
+    preserve: Callable[[Any, Any], Any] | None = None
+
+    @property
+    def is_source(self) -> bool:
+        return self.fn is None
+
+    def __repr__(self) -> str:
+        return f"<{'source' if self.is_source else 'stage'} {self.name!r}>"
+
+
+class Pipeline:
+    """Stages of Produce functions over key-sorted Parquet, updated incrementally.
+
+    ``rows_per_row_group`` and ``rows_per_file`` default to the confs
+    ``spark.pyspark_ext.producers.rowsPerRowGroup`` (65536) and ``...rowsPerFile`` (1048576).
+    """
+
+    def __init__(self, spark: SparkSession, path: str, *, rows_per_row_group: int | None = None,
+                 rows_per_file: int | None = None, partitions: int | None = None):
+        self.spark = spark
+        self.store = Store.at(path)
+        self.nodes: dict[str, Node] = {}
+        conf = spark.conf
+        self.rows_per_group = rows_per_row_group or int(conf.get(CONF + "rowsPerRowGroup",
+                                                                 "65536"))
+        self.rows_per_file = rows_per_file or int(conf.get(CONF + "rowsPerFile", "1048576"))
+        self.partitions = partitions or int(conf.get("spark.sql.shuffle.partitions"))
+        self.last_stats: dict[str, dict[str, Any]] = {}
+
+    # -- definition -----------------------------------------------------------------------------
+
+    def _add(self, node: Node) -> Node:
+        if node.name in self.nodes:
+            raise ProducerError(f"pipeline {self.store.root}: a stage named {node.name!r} "
+                                "is already defined")
+        if not node.name or "/" in node.name or node.name.startswith(("_", ".")):
+            raise ProducerError(f"stage name {node.name!r}: use a plain directory name")
+        self.nodes[node.name] = node
+        return node
+
+    def source(self, name: str) -> Node:
+        """An external input of (key, value) rows, fed by ``run`` and ``update``."""
+        return self._add(Node(self, name))
+
+    def stage(self, name: str, fn: Callable[..., Iterable[Any]], *feeders: Node | list[Node],
+              key_type: DataType | str | None = None, value_type: DataType | str | None = None,
+              preserve: Callable[[Any, Any], Any] | None = None) -> Node:
+        """A stage: ``fn(key, values)`` (one feeder or a list of feeders merged) or
+        ``fn(key, values_a, values_b, ...)`` (a join, one argument per feeder) returns an
+        iterable of (key, value) pairs."""
+        if not feeders:
+            raise ProducerError(f"stage {name!r} needs at least one feeder")
+        sides = [list(f) if isinstance(f, (list, tuple)) else [f] for f in feeders]
+        for side in sides:
+            for f in side:
+                if not isinstance(f, Node) or f.pipeline is not self:
+                    raise ProducerError(f"stage {name!r}: feeder {f!r} is not a stage of this "
+                                        "pipeline")
+            if not side:
+                raise ProducerError(f"stage {name!r}: an empty list of feeders")
+        kt = parse_type(key_type) if key_type is not None else None
+        if kt is not None:
+            check_sortable(kt, f"stage {name!r} key_type")
+        vt = parse_type(value_type) if value_type is not None else None
+        return self._add(Node(self, name, fn, sides, kt, vt, preserve))
+
+    def order(self) -> list[Node]:
+        """Stages in DAG order (definition order is one, as feeders must exist first)."""
+        return list(self.nodes.values())
+
+    # -- reading --------------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int | None:
+        """The newest committed version, or None before the first run."""
+        versions = self.store.versions()
+        return versions[-1] if versions else None
+
+    def versions(self) -> list[int]:
+        return self.store.versions()
+
+    def manifest(self, version: int | None = None) -> dict[str, Any]:
+        n = self.version if version is None else version
+        if n is None:
+            raise ProducerError(f"pipeline {self.store.root} has no committed version yet; "
+                                "call run() first")
+        return self.store.manifest(n)
+
+    def _entry(self, name: str, version: int | None) -> dict[str, Any]:
+        stages = self.manifest(version)["stages"]
+        if name not in stages:
+            raise ProducerError(f"pipeline {self.store.root} has no stage {name!r} "
+                                f"(stages: {', '.join(stages)})")
+        return stages[name]
+
+    def content(self, name: str, version: int | None = None) -> DataFrame:
+        """The stage's content as (key, value), sorted by key (then source key)."""
+        frames = incremental.entry_frames(self.spark, self.store, self._entry(name, version))
+        return frames["content"].sort("key", "source_key").select("key", "value")
+
+    def changes(self, name: str, version: int | None = None) -> DataFrame:
+        """The stage's update output of a version: (type, key, value) sorted by key; within a
+        key an ``Add`` comes first."""
+        frames = incremental.entry_frames(self.spark, self.store, self._entry(name, version))
+        return frames["update"].sort("key", "type")
+
+    def files(self, name: str, kind: str = "content", version: int | None = None) -> list[str]:
+        """The URIs of a stage's files of one kind (content, key_mappings, update), in key order."""
+        return [self.store.uri(f["path"]) for f in self._entry(name, version)[kind]]
+
+    # -- running --------------------------------------------------------------------------------
+
+    def run(self, inputs: dict[str, DataFrame], progress: Callable[..., None] | None = None
+            ) -> int:
+        """Version 1 from unsorted (key, value) input for every source."""
+        def changes(n: Node, df: DataFrame) -> DataFrame:
+            _require_columns(df, n.name, ("key", "value"))
+            return df.select(F.lit(Add).alias("type"), "key", "value")
+        return self._advance(inputs, changes, first=True, progress=progress)
+
+    def update(self, changes: dict[str, DataFrame],
+               progress: Callable[..., None] | None = None) -> int:
+        """Version N+1 from (type, key, value) changes per source: any key mentioned replaces
+        all of its values; a key carries one Delete or any number of Add/Update rows."""
+        def validated(n: Node, df: DataFrame) -> DataFrame:
+            _require_columns(df, n.name, ("type", "key", "value"))
+            return df.select("type", "key", "value")
+        return self._advance(changes, validated, first=False, progress=progress)
+
+    def break_lease(self) -> None:
+        """Remove the lease of a run known to be dead (e.g. crashed on another host)."""
+        self.store.delete(storage.LEASE)
+
+    def vacuum(self, keep: int = 1) -> dict[str, int]:
+        """Keep the newest ``keep`` versions; delete older manifests and unreferenced files."""
+        lease = storage.acquire(self.store, "vacuum")
+        try:
+            return storage.vacuum(self.store, keep)
+        finally:
+            storage.release(self.store, lease)
+
+    def _crash(self, point: str, stage: str = "") -> None:
+        """Test hook: ``PYSPARK_EXT_PRODUCERS_CRASH=point[:stage]`` kills the process there."""
+        want = os.environ.get(CRASH_ENV)
+        if want and want in (point, f"{point}:{stage}"):
+            os._exit(86)
+
+    def _advance(self, inputs: dict[str, DataFrame], prepare: Callable[[Node, DataFrame],
+                 DataFrame], first: bool, progress: Callable[..., None] | None) -> int:
+        unknown = [n for n in inputs if n not in self.nodes or not self.nodes[n].is_source]
+        if unknown:
+            raise ProducerError(f"pipeline {self.store.root}: {', '.join(map(repr, unknown))} "
+                                f"is not a source (sources: "
+                                f"{', '.join(n.name for n in self.order() if n.is_source)})")
+        lease = storage.acquire(self.store, "run" if first else "update")
+        try:
+            current = self.version
+            if first and current is not None:
+                raise ProducerError(f"pipeline {self.store.root} already has version {current}; "
+                                    "use update() for changes")
+            if not first and current is None:
+                raise ProducerError(f"pipeline {self.store.root} was never run (no committed "
+                                    "version); call run() first")
+            old = self.store.manifest(current)["stages"] if current is not None else {}
+            target = (current or 0) + 1
+            self.store.delete(version_dir(target))  # a crashed run's uncommitted files
+            prepared = {n: prepare(self.nodes[n], df) for n, df in inputs.items()}
+            prepared = {n: _validate(self, self.nodes[n], df, old.get(n))
+                        for n, df in prepared.items()}
+            try:
+                stages = self._write(target, old, prepared, progress)
+            except ProducerError:
+                raise
+            except Exception as e:  # noqa: BLE001 - Spark's wrapping of a worker's error
+                mine = from_spark(e)
+                if mine is None:
+                    raise
+                raise mine from None
+            self._crash("before-commit")
+            self.store.commit(target, {"version": target, "parent": current,
+                                       "created": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                time.gmtime()),
+                                       "stages": stages})
+            return target
+        finally:
+            storage.release(self.store, lease)
+
+    def _write(self, target: int, old: dict[str, Any], inputs: dict[str, DataFrame],
+               progress: Callable[..., None] | None) -> dict[str, Any]:
+        ctx = incremental.Context(
+            self.spark, self.store, target, self.rows_per_group, self.rows_per_file,
+            self.partitions, self.spark.conf.get(
+                "spark.sql.execution.arrow.useLargeVarTypes", "false") == "true",
+            self._crash)
+        entries: dict[str, Any] = {}
+        nodes = self.order()
+        for i, node in enumerate(nodes):
+            if progress:
+                progress(node.name, "start", {})
+            prior = old.get(node.name)
+            if node.is_source:
+                step = _source_step(self, ctx, node, prior, inputs.get(node.name))
+            else:
+                step = _stage_step(self, ctx, node, prior, entries)
+            entries[node.name] = step.entry
+            self.last_stats[node.name] = step.stats
+            if progress:
+                progress(node.name, "done", step.stats)
+            if i < len(nodes) - 1:
+                self._crash("between-stages", node.name)
+        return entries
+
+
+def _require_columns(df: DataFrame, source: str, names: tuple[str, ...]) -> None:
+    missing = [c for c in names if c not in df.columns]
+    if missing:
+        raise ProducerError(f"source {source!r}: the input has no column(s) "
+                            f"{', '.join(missing)} (it has {', '.join(df.columns)})")
+
+
+def _validate(p: Pipeline, node: Node, df: DataFrame, old: dict[str, Any] | None) -> DataFrame:
+    """Reject bad changes before anything is written: unknown types, null keys, and a key whose
+    Delete is mixed with upserts. Cast to the source's stored types."""
+    if old is not None:
+        kt, _, vt = incremental._types(old)
+        df = df.select("type", F.col("key").cast(kt).alias("key"),
+                       F.col("value").cast(vt).alias("value"))
+    check_sortable(df.schema["key"].dataType, f"source {node.name!r} key")
+    is_delete = (F.col("type") == Delete).cast("int")
+    problems = (df.groupBy("key").agg(
+        F.max(is_delete).alias("d"), F.max(1 - is_delete).alias("u"),
+        F.max(F.when(~F.col("type").isin(Add, Update, Delete) | F.col("type").isNull(),
+                     F.coalesce(F.col("type"), F.lit("null")))).alias("bad"))
+        .filter("key is null or bad is not null or (d = 1 and u = 1)").limit(5).collect())
+    for r in problems:
+        if r["key"] is None:
+            raise ProducerError(f"source {node.name!r}: a change has a null key")
+        if r["bad"] is not None:
+            raise ProducerError(f"source {node.name!r}, key {r['key']!r}: change type "
+                                f"{r['bad']!r} is not one of Add, Update, Delete")
+    if problems:
+        keys = ", ".join(repr(r["key"]) for r in problems)
+        raise ProducerError(f"source {node.name!r}, key {keys}: a Delete is mixed with Add/Update "
+                            "for the same key (send either one Delete or only upserts); nothing "
+                            "was written")
+    return df
+
+
+def _source_step(p: Pipeline, ctx: incremental.Context, node: Node, old: dict[str, Any] | None,
+                 changes: DataFrame | None) -> incremental.Step:
+    if changes is None:
+        if old is None:
+            raise ProducerError(f"source {node.name!r}: no input given for the first run")
+        return incremental.unchanged(old)
+    kt = changes.schema["key"].dataType
+    vt = changes.schema["value"].dataType
+    produced = changes.filter(F.col("type") != Delete).select(
+        "key", F.col("key").alias("source_key"), "value")
+    changed = changes.select("key").distinct()
+    return incremental.step(ctx, node.name, old, produced, changed, kt, kt, vt, None)
+
+
+def _feeder_types(p: Pipeline, node: Node, entries: dict[str, Any]
+                  ) -> tuple[DataType, list[DataType]]:
+    key_types, side_types = set(), []
+    for s, side in enumerate(node.sides):
+        values = set()
+        for f in side:
+            kt, _, vt = incremental._types(entries[f.name])
+            key_types.add(kt)
+            values.add(vt)
+        if len(values) > 1:
+            raise ProducerError(f"stage {node.name!r}: merged feeders "
+                                f"{', '.join(f.name for f in side)} have different value types "
+                                f"({', '.join(sorted(v.simpleString() for v in values))})")
+        side_types.append(values.pop())
+    if len(key_types) > 1:
+        raise ProducerError(f"stage {node.name!r}: feeders have different key types "
+                            f"({', '.join(sorted(k.simpleString() for k in key_types))})")
+    return key_types.pop(), side_types
+
+
+def _stage_step(p: Pipeline, ctx: incremental.Context, node: Node, old: dict[str, Any] | None,
+                entries: dict[str, Any]) -> incremental.Step:
+    feeders = [f for side in node.sides for f in side]
+    if old is not None and not any(entries[f.name]["update"] for f in feeders):
+        return incremental.unchanged(old)
+    ks, side_types = _feeder_types(p, node, entries)
+    frames = {f.name: incremental.entry_frames(p.spark, p.store, entries[f.name])
+              for f in feeders}
+    affected = None
+    for f in feeders:
+        keys = frames[f.name]["update"].select("key")
+        affected = keys if affected is None else affected.unionByName(keys)
+    affected = affected.distinct()
+    parts = []
+    for s, side in enumerate(node.sides):
+        for f in side:
+            upd = frames[f.name]["update"]
+            rows = upd.filter(F.col("type") != Delete).select("key", "value")
+            if len(feeders) > 1:  # the augmented update: other feeders' changed keys, in full
+                others = affected.join(upd.select("key"), "key", "left_anti")
+                rows = rows.unionByName(frames[f.name]["content"].join(others, "key", "left_semi")
+                                        .select("key", "value"))
+            cols = [F.lit(s).alias("side")] + [
+                (F.col("value") if i == s else F.lit(None)).cast(t).alias(f"value_{i}")
+                for i, t in enumerate(side_types)]
+            parts.append(rows.select("key", *cols))
+    inputs = parts[0]
+    for part in parts[1:]:
+        inputs = inputs.unionByName(part)
+    kt, vt = _output_types(p, node, old, inputs, ks, side_types)
+    produced = incremental.run_produce(ctx, node.name, node.fn, inputs, ks, side_types, kt, vt)
+    return incremental.step(ctx, node.name, old, produced, affected, kt, ks, vt, node.preserve)
+
+
+#: input rows Produce is tried on, on the driver, to infer a stage's output types
+SAMPLE_ROWS = 200
+
+
+def _output_types(p: Pipeline, node: Node, old: dict[str, Any] | None, inputs: DataFrame,
+                  ks: DataType, side_types: list[DataType]) -> tuple[DataType, DataType]:
+    if old is not None:
+        kt, _, vt = incremental._types(old)
+        for declared, stored, what in ((node.key_type, kt, "key"), (node.value_type, vt, "value")):
+            if declared is not None and declared != stored:
+                raise ProducerError(f"stage {node.name!r} declares {what} type "
+                                    f"{declared.simpleString()}, but its committed version "
+                                    f"stores {stored.simpleString()}")
+        return kt, vt
+    if node.key_type is not None and node.value_type is not None:
+        return node.key_type, node.value_type
+    sample = inputs.limit(SAMPLE_ROWS).collect()
+    groups: dict[Any, list[list[Any]]] = {}
+    for row in sample:
+        groups.setdefault(row["key"], [[] for _ in side_types])[row["side"]].append(
+            row[f"value_{row['side']}"])
+    emitted = []
+    for key, sides in list(groups.items())[:20]:
+        try:
+            for item in node.fn(key, *(iter(v) for v in sides)) or ():
+                emitted.append(tuple(item))
+                if len(emitted) >= 200:
+                    break
+        except Exception as e:  # noqa: BLE001 - reported in the user's terms
+            raise ProducerError(f"stage {node.name!r}, key {key!r}: produce raised "
+                                f"{type(e).__name__}: {e} (on the sample its output types are "
+                                "inferred from)") from e
+    if emitted:
+        schema = p.spark.createDataFrame(emitted).schema
+        kt = node.key_type or schema.fields[0].dataType
+        vt = node.value_type or schema.fields[1].dataType
+    elif len(node.sides) == 1:
+        src = node.sides[0][0]
+        kt, vt = node.key_type or ks, node.value_type or side_types[0]
+        log.warning("stage %s emitted nothing on a sample; assuming the types of %s (declare "
+                    "key_type/value_type to be sure)", node.name, src.name)
+    else:
+        raise ProducerError(f"stage {node.name!r}: could not infer its output types from a "
+                            "sample (produce emitted nothing); declare key_type and value_type")
+    check_sortable(kt, f"stage {node.name!r} key")
+    return kt, vt
