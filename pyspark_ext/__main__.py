@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyspark_ext {build,conf,demo}``."""
+"""Command line: ``python -m pyspark_ext {build,conf,demo,advise}``."""
 from __future__ import annotations
 
 import argparse
@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     demo = sub.add_parser("demo", help="run the demo on generated nested data")
     demo.add_argument("--rows", type=int, default=100_000)
     demo.add_argument("--dir", default=None, help="where to write the data (default: a cache dir)")
+    from .advisor.cli import add_parser as add_advise_parser
+    add_advise_parser(sub)
     args = parser.parse_args(argv)
 
     if args.command == "build":
@@ -30,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "demo":
         from .demo import run_demo
         run_demo(rows=args.rows, directory=args.dir)
+    elif args.command == "advise":
+        from .advisor.cli import run as run_advise
+        return run_advise(args)
     return 0
 
 
