@@ -120,12 +120,17 @@ class _Resolver:
         ``presence``: only whether the value is null (or its size) is needed."""
         base, fields, _ = _column_chain(col)
         fields = fields + (extra or [])
-        lateral = _lateral_for(scope, col.table) if isinstance(scope.expression, exp.Select) else None
-        if lateral is not None:
-            return self.lateral(scope, lateral, base, fields, presence)
-        source = scope.sources.get(col.table)
-        if source is None:
-            raise UnresolvedQuery(f"cannot resolve column {col.sql(DIALECT)}")
+        # a correlated subquery's outer references resolve in an enclosing scope
+        while True:
+            lateral = _lateral_for(scope, col.table) if isinstance(scope.expression, exp.Select) else None
+            if lateral is not None:
+                return self.lateral(scope, lateral, base, fields, presence)
+            source = scope.sources.get(col.table)
+            if source is not None:
+                break
+            if scope.parent is None:
+                raise UnresolvedQuery(f"cannot resolve column {col.sql(DIALECT)}")
+            scope = scope.parent
         if isinstance(source, exp.Table):
             found = self.base(source.name, (base, *fields))
             if not found[1]:
