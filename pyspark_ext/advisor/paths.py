@@ -44,8 +44,23 @@ class QueryNeeds:
     leaves: dict[str, set[Path]] = field(default_factory=dict)
     variant_paths: list[VariantPath] = field(default_factory=list)
 
+    presence: dict[str, set[tuple[Path, Path]]] = field(default_factory=dict)
+
     def need(self, table: str, path: Path) -> None:
         self.leaves.setdefault(table, set()).add(path)
+
+    def need_presence(self, table: str, path: Path, cheapest: Path) -> None:
+        self.presence.setdefault(table, set()).add((path, cheapest))
+
+    def settle_presence(self) -> None:
+        """A presence test is free when another leaf of the value is read anyway (as in the
+        extension's Need); otherwise it reads the cheapest leaf."""
+        for table, tests in self.presence.items():
+            paths = self.leaves.setdefault(table, set())
+            for path, cheapest in sorted(tests):
+                if not any(p[:len(path)] == path or path[:len(p)] == p for p in paths):
+                    paths.add(path + cheapest)
+        self.presence = {}
 
 
 def _field_type(t: DataType, name: str) -> tuple[str, DataType] | None:
@@ -135,8 +150,10 @@ class _Resolver:
             found = self.base(source.name, (base, *fields))
             if not found[1]:
                 raise UnresolvedQuery(f"table {source.name} has no column {base}")
-            path = found[1] + (presence_suffix(found[2]) if presence else ())
-            self.needs.need(found[0], path)
+            if presence:
+                self.needs.need_presence(found[0], found[1], presence_suffix(found[2]))
+            else:
+                self.needs.need(found[0], found[1])
             return [found]
         return self.derived(source, base, fields, presence)
 
@@ -275,6 +292,11 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
         tree = sqlglot.parse_one(sql, read=DIALECT) if isinstance(sql, str) else sql
         if tree is None:
             raise UnresolvedQuery("empty query")
+        ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+        known = {t.lower() for t in tables}
+        for table in tree.find_all(exp.Table):
+            if table.name and table.name.lower() not in known | ctes:
+                raise UnresolvedQuery(f"unknown table {table.name}")
         mapping = {name: {f.name: _sql_type(f.dataType) for f in schema.fields}
                    for name, schema in tables.items()}
         tree = qualify(tree, schema=mapping, dialect=DIALECT, validate_qualify_columns=True,
@@ -306,6 +328,7 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
                     vpath, vtype = _variant_use(col, top)
                     resolver.needs.variant_paths.append(
                         VariantPath(table, ".".join(path), vpath, vtype))
+    resolver.needs.settle_presence()
     return resolver.needs
 
 
