@@ -290,8 +290,8 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
     """What one query needs of each table in ``tables``; raises UnresolvedQuery with the reason."""
     try:
         tree = sqlglot.parse_one(sql, read=DIALECT) if isinstance(sql, str) else sql
-        if tree is None:
-            raise UnresolvedQuery("empty query")
+        if not isinstance(tree, exp.Query):
+            raise UnresolvedQuery("not a query: " + (tree.sql(DIALECT)[:60] if tree else "empty"))
         ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
         known = {t.lower() for t in tables}
         for table in tree.find_all(exp.Table):

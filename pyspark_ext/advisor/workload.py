@@ -65,7 +65,8 @@ def _read_path(path: FsPath) -> list[Query]:
     if path.suffix == ".sql":
         # sqlglot splits statements, so a ';' inside a string or a comment does not split
         try:
-            statements = [s for s in sqlglot.parse(text, read="databricks") if s is not None]
+            statements = [s for s in sqlglot.parse(text, read="databricks")
+                          if s is not None and not isinstance(s, exp.Semicolon)]
         except sqlglot.errors.SqlglotError:
             statements = None
         if statements is not None:
@@ -128,7 +129,22 @@ def parse_ddl(ddl: str, where: str = "schema") -> StructType:
         struct = exp.DataType.build(f"STRUCT<{ddl}>", dialect="spark")
     except sqlglot.errors.SqlglotError as e:
         raise ValueError(f"{where}: not a DDL schema ({str(e).splitlines()[0]})") from None
-    return _spark_type(struct, where)  # type: ignore[return-value]
+    result = _spark_type(struct, where)
+    # sqlglot accepts some malformed DDL silently (an unknown type drops the field list)
+    if not isinstance(result, StructType) or len(result.fields) != len(_top_level(ddl)):
+        raise ValueError(f"{where}: not a DDL schema: {ddl!r}")
+    return result
+
+
+def _top_level(ddl: str) -> list[str]:
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(ddl):
+        depth += ch in "<("
+        depth -= ch in ">)"
+        if ch == "," and depth == 0:
+            out.append(ddl[start:i])
+            start = i + 1
+    return [p for p in out + [ddl[start:]] if p.strip()]
 
 
 def read_table_schema(schema: StructType | str, name: str = "table") -> StructType:
