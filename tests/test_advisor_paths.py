@@ -45,7 +45,12 @@ def variant_paths(sql: str) -> set[tuple[str, str, str, str]]:
     ("SELECT id FROM events ORDER BY User.geo", {"id", "User.geo"}),
     ("SELECT User.geo, count(*) FROM events GROUP BY User.geo", {"User.geo"}),
     ("SELECT to_json(User) FROM events", {"User"}),
-    ("SELECT transform(pages, p -> p.url) FROM events", {"pages"}),
+    # higher-order functions: the fields their lambda reads; filter returns elements whole
+    ("SELECT transform(pages, p -> p.url) FROM events", {"pages.url"}),
+    ("SELECT exists(pages, p -> p.ts > 3 AND p.url = 'x'), forall(pages, x -> x.ts > 0) FROM events",
+     {"pages.url", "pages.ts"}),
+    ("SELECT transform(pages, p -> p) FROM events", {"pages"}),
+    ("SELECT filter(pages, p -> p.ts > 1) FROM events", {"pages"}),
     # comments, backticks and case differences
     ("SELECT `user`.`GEO`.City -- the city\nFROM Events /* all */", {"User.geo.city"}),
 ])

@@ -192,6 +192,38 @@ class _Resolver:
         raise UnresolvedQuery(f"subquery has no column {name}")
 
 
+# transform / exists / forall read the elements only through their lambda (filter returns them whole)
+_ELEMENTWISE = {"transform", "exists", "forall"}
+
+
+def _lambda_fields(top: exp.Expression) -> list[list[str]] | None:
+    """For ``transform(arr, x -> x.a.b + x.c)``: the field chains the lambda reads of an element,
+    [["a", "b"], ["c"]]; None when it uses an element any other way (then the array is whole)."""
+    parent = top.parent
+    name = (parent.name if isinstance(parent, exp.Anonymous) else getattr(parent, "key", "")).lower()
+    if isinstance(parent, exp.Anonymous):
+        args = parent.expressions
+        array, lam = (args[0], args[1]) if len(args) == 2 else (None, None)
+    else:
+        array, lam = (parent.this, parent.args.get("expression")) if parent is not None else (None, None)
+    if name not in _ELEMENTWISE or array is not top or not isinstance(lam, exp.Lambda) \
+            or len(lam.expressions) != 1:
+        return None
+    var = lam.expressions[0].name
+    chains = []
+    for node in lam.this.find_all(exp.Identifier, exp.Column):
+        if isinstance(node, exp.Identifier) and isinstance(node.parent, (exp.Column, exp.Dot)) \
+                and node.parent.args.get("this") is not node:
+            continue  # a field name, not a reference
+        if node.name != var or (isinstance(node, exp.Column) and node.table):
+            continue
+        names, _ = _chain(node)
+        if not names:
+            return None
+        chains.append(names)
+    return chains or None
+
+
 def _presence_only(top: exp.Expression) -> bool:
     """``size(arr)``, ``count(s)``, ``s IS [NOT] NULL``, ``isnotnull(s)``, ``map_keys(m)``: the
     extension reads one cheapest leaf for these (a map's keys come with any of its values)."""
@@ -323,6 +355,11 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
             if any(col is c for c in lazy) or not col.table:
                 continue  # resolved from outer references; or a lambda variable
             _, _, top = _column_chain(col)
+            chains = _lambda_fields(top)
+            if chains:
+                for chain in chains:
+                    resolver.column(scope, col, extra=chain)
+                continue
             for table, path, typ in resolver.column(scope, col, presence=_presence_only(top)):
                 if isinstance(typ, VariantType):
                     vpath, vtype = _variant_use(col, top)
