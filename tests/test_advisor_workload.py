@@ -82,6 +82,8 @@ def test_choice_by_frequency_times_bytes_within_limits():
     chosen, report = choose(freq, stats, max_leaves=2, max_depth=4)
     assert render(chosen) == "a bigint, b struct<c: string>"
     rows = {r["path"]: r for r in report}
+    # [0] and [2] are the same shredded leaf: one row, frequencies added
+    assert rows["$.items[0].sku"]["frequency"] == 4 and "$.items[2].sku" not in rows
     assert rows["$.a"]["residual"] == pytest.approx(0.1) and rows["$.a"]["score"] == 50.0
     assert "max_leaves" in rows["$.items[0].sku"]["reason"]
     assert "max_depth" in rows["$.d.e.f.g.h"]["reason"]

@@ -119,6 +119,7 @@ def choose(freq: Counter[str], stats: dict[str, PathStats], max_leaves: int,
            max_depth: int) -> tuple[list[tuple[list[Segment], str]], list[dict[str, object]]]:
     """The shredded paths with their types, and one report row per candidate path."""
     report: list[dict[str, object]] = []
+    freq = _merge_elements(freq, stats)
     for path, n in freq.items():
         segments = parse_json_path(path)
         s = stats.get(path, PathStats())
@@ -152,6 +153,21 @@ def choose(freq: Counter[str], stats: dict[str, PathStats], max_leaves: int,
         chosen.append((segments, str(row["type"])))  # type: ignore[arg-type]
         row["shred"] = True
     return chosen, report
+
+
+def _merge_elements(freq: Counter[str], stats: dict[str, PathStats]) -> Counter[str]:
+    """Paths that differ only in array indexes are one shredded leaf (shredding covers every
+    element): their frequencies add up on the one whose sample holds the most values."""
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for path in freq:
+        segments = parse_json_path(path)
+        key = tuple(0 if isinstance(x, int) else x for x in segments) if segments else (path,)
+        groups[key].append(path)
+    merged: Counter[str] = Counter()
+    for paths in groups.values():
+        best = max(paths, key=lambda p: (sum(stats.get(p, PathStats()).types.values()), p))
+        merged[best] = sum(freq[p] for p in paths)
+    return merged
 
 
 def _conflicts(a: list[Segment], b: list[Segment]) -> bool:
