@@ -80,15 +80,16 @@ def test_choice_by_frequency_times_bytes_within_limits():
              "$.o": PathStats(Counter({"OBJECT<x: INT>": 8}), 100, 80),
              "$.d.e.f.g.h": PathStats(Counter({"INT": 100}), 100, 100)}
     chosen, report = choose(freq, stats, max_leaves=2, max_depth=4)
-    assert render(chosen) == "a bigint, b struct<c: string>"
+    # items[*].sku: (3 + 1) x 10 bytes x 0.8 present = 32 beats b.c: 5 x 12 x 0.5 = 30
+    assert render(chosen) == "a bigint, items array<struct<sku: string>>"
     rows = {r["path"]: r for r in report}
     # [0] and [2] are the same shredded leaf: one row, frequencies added
     assert rows["$.items[0].sku"]["frequency"] == 4 and "$.items[2].sku" not in rows
     assert rows["$.a"]["residual"] == pytest.approx(0.1) and rows["$.a"]["score"] == 50.0
-    assert "max_leaves" in rows["$.items[0].sku"]["reason"]
+    assert "max_leaves" in rows["$.b.c"]["reason"]
     assert "max_depth" in rows["$.d.e.f.g.h"]["reason"]
     chosen, _ = choose(freq, stats, max_leaves=10, max_depth=4)
-    assert render(chosen) == "a bigint, b struct<c: string>, items array<struct<sku: string>>"
+    assert render(chosen) == "a bigint, items array<struct<sku: string>>, b struct<c: string>"
 
 
 def test_cli_without_sample_prints_one_json_document(tmp_path, capsys):
