@@ -75,6 +75,14 @@ def test_variant_casts_whole_values_and_aliases():
                                   ("clicks", "v", "$", "variant")}
 
 
+def test_paths_of_computed_values_are_not_attributed_to_the_column():
+    # i is an element of v:items, not v itself: '$.sku' would be a wrong path
+    sql = "SELECT i:sku::string FROM clicks LATERAL VIEW explode(cast(v:items AS array<variant>)) t AS i"
+    assert variant_paths(sql) == {("clicks", "v", "$.items", "array<variant>")}
+    sql = "SELECT x:a::int FROM (SELECT coalesce(v, w) AS x FROM clicks)"
+    assert variant_paths(sql) == {("clicks", "v", "$", "variant"), ("clicks", "w", "$", "variant")}
+
+
 def test_correlated_subquery_reads_outer_fields():
     sql = ("SELECT id FROM events e WHERE EXISTS (SELECT 1 FROM events x WHERE x.id = e.id "
            "AND x.User.geo.city = e.User.geo.city)")

@@ -92,7 +92,7 @@ def sample(spark):
 WORKLOAD = [
     "SELECT v:user.id::bigint, count(*) FROM ev GROUP BY 1",
     "SELECT sum(variant_get(v, '$.amount', 'decimal(10,2)')) FROM ev WHERE v:kind::string = 'view'",
-    "SELECT i.sku FROM ev LATERAL VIEW explode(cast(v:items AS array<variant>)) t AS i",
+    "SELECT i:sku::string FROM ev LATERAL VIEW explode(cast(v:items AS array<variant>)) t AS i",
     "SELECT try_variant_get(v, '$.items[0].sku', 'string') FROM ev",
 ]
 

@@ -169,10 +169,9 @@ class _Resolver:
             return self.column(scope, root, extra=fields, presence=presence)
         if fn.startswith("posexplode") and name != element:
             return []  # the position needs nothing more than the row count, recorded per lateral
-        out = []
         for col in gen.find_all(exp.Column):
-            out += self.column(scope, col)
-        return out
+            self.column(scope, col)
+        return []  # not a path of a table column: the outer use says nothing about variant paths
 
     def derived(self, source: Scope, name: str, fields: list[str],
                 presence: bool = False) -> list[tuple[str, Path, DataType | None]]:
@@ -185,10 +184,9 @@ class _Resolver:
                 root = _path_root(inner)
                 if root is not None:
                     return self.column(source, root, extra=fields, presence=presence)
-                out = []
                 for col in inner.find_all(exp.Column):
-                    out += self.column(source, col)
-                return out
+                    self.column(source, col)
+                return []
         raise UnresolvedQuery(f"subquery has no column {name}")
 
 
