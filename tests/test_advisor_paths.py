@@ -32,6 +32,9 @@ def variant_paths(sql: str) -> set[tuple[str, str, str, str]]:
     ("WITH a AS (SELECT User AS u FROM events), b AS (SELECT u.geo AS g FROM a) SELECT g.country FROM b",
      {"User.geo.country"}),
     ("SELECT s.c FROM (SELECT User.geo.city AS c FROM events) s", {"User.geo.city"}),
+    # sorted or grouped by the alias inside the subquery: the whole value
+    ("SELECT x.d.city FROM (SELECT User.geo AS d FROM events ORDER BY d LIMIT 5) x", {"User.geo"}),
+    ("SELECT x.d.city FROM (SELECT User.geo AS d, count(*) FROM events GROUP BY d) x", {"User.geo"}),
     # explode aliases, LATERAL VIEW, posexplode
     ("SELECT p.url FROM events LATERAL VIEW explode(pages) t AS p", {"pages.url"}),
     ("SELECT pos FROM events LATERAL VIEW posexplode(pages) t AS pos, p", {"pages.ts"}),

@@ -61,6 +61,8 @@ class QueryNeeds:
                 if not any(p[:len(path)] == path or path[:len(p)] == p for p in paths):
                     paths.add(path + cheapest)
         self.presence = {}
+        for table, paths in self.leaves.items():  # a field of a value needed whole is implied
+            self.leaves[table] = {p for p in paths if not any(p[:i] in paths for i in range(1, len(p)))}
 
 
 def _field_type(t: DataType, name: str) -> tuple[str, DataType] | None:
@@ -371,7 +373,7 @@ def _lazy_projections(scope: Scope) -> list[exp.Expression]:
     """Projections of a CTE or derived table that are plain field chains: they are resolved from
     the outer query's references (a struct alias then ``alias.field`` needs only that field)."""
     select = scope.expression
-    if not isinstance(select, exp.Select) or select.args.get("distinct"):
+    if not isinstance(select, exp.Select):
         return []
     out = []
     for lateral in select.args.get("laterals") or []:
@@ -380,7 +382,10 @@ def _lazy_projections(scope: Scope) -> list[exp.Expression]:
         root = _path_root(gen.this) if fn in EXPLODES and isinstance(gen.this, exp.Expression) else None
         if root is not None:
             out.append(root)
-    if not (scope.is_cte or scope.is_derived_table):
+    # ORDER BY / GROUP BY an alias, DISTINCT and windows use the projected value whole
+    if not (scope.is_cte or scope.is_derived_table) or select.args.get("distinct") \
+            or any(select.args.get(k) for k in ("order", "group", "having", "qualify")) \
+            or select.find(exp.Window):
         return out
     for projection in select.selects:
         root = _path_root(projection.unalias())
