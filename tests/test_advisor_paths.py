@@ -141,6 +141,10 @@ def test_battery_read_schema_is_a_superset_of_the_minimum(name):
     assert minimum <= _leaf_set(got)
 
 
+def test_a_table_read_for_its_row_count_only_has_an_empty_schema():
+    assert schema_on_read("SELECT count(*) FROM events", TABLES) == {"events": StructType([])}
+
+
 def test_schema_on_read_is_a_struct_type_per_table():
     schemas = schema_on_read("SELECT e.User.geo.city, c.id FROM events e JOIN clicks c USING (id)", TABLES)
     assert schemas["events"].simpleString() == "struct<id:bigint,User:struct<geo:struct<city:string>>>"

@@ -343,8 +343,10 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
         if not isinstance(scope.expression, (exp.Select, exp.SetOperation)):
             continue
         for table in scope.sources.values():
-            if isinstance(table, exp.Table) and table.name.lower() not in resolver.tables:
-                raise UnresolvedQuery(f"unknown table {table.name}")
+            if isinstance(table, exp.Table):
+                if table.name.lower() not in resolver.tables:
+                    raise UnresolvedQuery(f"unknown table {table.name}")
+                resolver.needs.leaves.setdefault(resolver.tables[table.name.lower()][0], set())
         lazy = _lazy_projections(scope)
         if isinstance(scope.expression, exp.Select):
             for lateral in scope.expression.args.get("laterals") or []:
