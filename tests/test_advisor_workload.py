@@ -110,3 +110,18 @@ def test_cli_text_names_failures(tmp_path, capsys):
     assert main(["advise", "--queries", str(log), "--table", f"t={DDL}"]) == 0
     out = capsys.readouterr().out
     assert "failed: 1" in out and f"{log}:1" in out and "broken" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--queries", "/nonexistent/q.log"], "no such file"),
+    (["--table", "t"], "expected NAME=SCHEMA"),
+    (["--table", "t=id bogus_type"], "table t: not a DDL schema"),
+])
+def test_cli_bad_input_is_a_clear_error(tmp_path, args, message):
+    log = tmp_path / "q.log"
+    log.write_text("SELECT id FROM t\n")
+    argv = ["advise", "--queries", str(log), "--table", f"t={DDL}"]
+    for i in range(0, len(args), 2):
+        argv[argv.index(args[i]) + 1] = args[i + 1]
+    with pytest.raises(SystemExit, match=message):
+        main(argv)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from .schema_on_read import prune
@@ -54,8 +55,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("--write needs --sample and --column")
     if bool(args.sample) != bool(args.column):
         raise SystemExit("--sample and --column go together")
-    schemas = read_tables(_tables(args.table))
-    analysis = analyze_workload(args.queries, schemas, progress=sys.stderr.isatty() or args.format == "json")
+    if not Path(args.queries).exists():
+        raise SystemExit(f"--queries {args.queries}: no such file or directory")
+    try:
+        schemas = read_tables(_tables(args.table))
+        analysis = analyze_workload(args.queries, schemas, progress=sys.stderr.isatty() or args.format == "json")
+    except ValueError as e:  # bad input names the file, line or table
+        raise SystemExit(str(e)) from None
     doc = _analysis_json(analysis, schemas)
     recommendation = None
     if args.sample:
