@@ -15,7 +15,7 @@ from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, ByteType, Dat
                                ShortType, StringType, StructField, StructType, TimestampNTZType,
                                TimestampType, VariantType)
 
-from .paths import Path, UnresolvedQuery, VariantPath, query_needs
+from .paths import Path, QueryNeeds, UnresolvedQuery, VariantPath, query_needs
 
 Tables = Mapping[str, Union[StructType, str]]
 
@@ -178,14 +178,19 @@ def analyze_workload(queries: str | Iterable[str] | Iterable[Query], tables: Tab
     if progress:
         from tqdm import tqdm
         items = tqdm(workload, desc="analysing queries", unit="query")
+    seen: dict[str, QueryNeeds | str] = {}  # logs repeat queries: analyse each text once
     for query in items:
-        try:
-            needs = query_needs(query.sql, schemas)
-        except UnresolvedQuery as e:
-            analysis.failures.append(Failure(query, str(e)))
-            continue
-        except Exception as e:  # noqa: BLE001 - a bug on one query must not lose the workload
-            analysis.failures.append(Failure(query, f"internal error: {type(e).__name__}: {e}"))
+        needs = seen.get(query.sql)
+        if needs is None:
+            try:
+                needs = query_needs(query.sql, schemas)
+            except UnresolvedQuery as e:
+                needs = str(e)
+            except Exception as e:  # noqa: BLE001 - a bug on one query must not lose the workload
+                needs = f"internal error: {type(e).__name__}: {e}"
+            seen[query.sql] = needs
+        if isinstance(needs, str):
+            analysis.failures.append(Failure(query, needs))
             continue
         analysis.weight += query.count
         for table, paths in needs.leaves.items():
