@@ -218,8 +218,8 @@ def recommend_shredding(analysis: WorkloadAnalysis, sample_df: DataFrame, column
 def _top_fields(ddl: str) -> list[str]:
     out, depth, start = [], 0, 0
     for i, ch in enumerate(ddl):
-        depth += ch == "<"
-        depth -= ch == ">"
+        depth += ch in "<("
+        depth -= ch in ">)"
         if ch == "," and depth == 0:
             out.append(ddl[start:i].strip())
             start = i + 1
