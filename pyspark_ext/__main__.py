@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyspark_ext {build,conf,demo,verify,producers}``."""
+"""Command line: ``python -m pyspark_ext {build,conf,demo,verify,producers,advise}``."""
 from __future__ import annotations
 
 import argparse
@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--no-progress", action="store_true")
     from .producers.cli import add_parser as add_producers
     add_producers(sub)
+    from .advisor.cli import add_parser as add_advise_parser
+    add_advise_parser(sub)
     args = parser.parse_args(argv)
 
     if args.command == "build":
@@ -45,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "producers":
         from .producers.cli import main as producers_main
         return producers_main(args)
+    elif args.command == "advise":
+        from .advisor.cli import run as run_advise
+        return run_advise(args)
     return 0
 
 

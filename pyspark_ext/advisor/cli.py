@@ -1,0 +1,121 @@
+"""``python -m pyspark_ext advise``: analyse a workload, recommend a shredding schema for one
+VARIANT column from a sample, print both (text or one JSON document), optionally shred the sample."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .schema_on_read import prune
+from .workload import WorkloadAnalysis, analyze_workload, read_tables
+
+
+def add_parser(sub: Any) -> None:
+    advise = sub.add_parser("advise", help="recommend what to shred from a SQL workload and a sample")
+    advise.add_argument("--queries", required=True,
+                        help="a .sql file, a directory of .sql files, or a query log (one query "
+                             "per line, or JSON records with 'query' and an optional 'count')")
+    advise.add_argument("--table", action="append", default=[], metavar="NAME=SCHEMA",
+                        help="a table's schema: a JSON schema file, a DDL file, or DDL (repeatable)")
+    advise.add_argument("--sample", help="Parquet path of sample data holding the VARIANT column")
+    advise.add_argument("--column", help="the VARIANT column to shred")
+    advise.add_argument("--max-leaves", type=int, default=32)
+    advise.add_argument("--max-depth", type=int, default=4)
+    advise.add_argument("--format", choices=["text", "json"], default="text")
+    advise.add_argument("--write", metavar="OUT", help="shred the sample into OUT (Parquet)")
+    advise.add_argument("--layout", choices=["draft", "spec"], default="draft")
+
+
+def _tables(specs: list[str]) -> dict[str, str]:
+    out = {}
+    for spec in specs:
+        name, sep, schema = spec.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"--table {spec!r}: expected NAME=SCHEMA_FILE_OR_DDL")
+        out[name] = schema
+    return out
+
+
+def _analysis_json(analysis: WorkloadAnalysis, schemas: dict) -> dict[str, Any]:
+    return {
+        "queries": analysis.queries, "weight": analysis.weight, "failed": analysis.failed,
+        "failures": [{"source": f.query.source, "query": f.query.sql, "reason": f.reason}
+                     for f in analysis.failures],
+        "read_schemas": {t: prune(schemas[t], set(c)).simpleString() for t, c in analysis.leaves.items()},
+        "leaf_paths": {t: {".".join(p): n for p, n in c.most_common()} for t, c in analysis.leaves.items()},
+        "variant_paths": [{"table": v.table, "column": v.column, "path": v.path, "type": v.type,
+                           "frequency": n} for v, n in analysis.variant_paths.most_common()],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.write and not (args.sample and args.column):
+        raise SystemExit("--write needs --sample and --column")
+    if bool(args.sample) != bool(args.column):
+        raise SystemExit("--sample and --column go together")
+    if not Path(args.queries).exists():
+        raise SystemExit(f"--queries {args.queries}: no such file or directory")
+    try:
+        schemas = read_tables(_tables(args.table))
+        analysis = analyze_workload(args.queries, schemas, progress=sys.stderr.isatty() or args.format == "json")
+    except ValueError as e:  # bad input names the file, line or table
+        raise SystemExit(str(e)) from None
+    doc = _analysis_json(analysis, schemas)
+    recommendation = None
+    if args.sample:
+        from pyspark.sql import SparkSession
+
+        from .. import configure
+        from .recommend import recommend_shredding
+        spark = configure(SparkSession.builder.appName("pyspark-ext advise")).getOrCreate()
+        sample = spark.read.parquet(args.sample)
+        if args.column not in sample.columns:
+            raise SystemExit(f"{args.sample}: no column {args.column!r} (columns: {', '.join(sample.columns)})")
+        recommendation = recommend_shredding(analysis, sample, args.column, args.max_leaves, args.max_depth)
+        doc["shredding_schema"] = recommendation.schema
+        doc["spec_shredding_schema"] = recommendation.spec_schema
+        doc["report"] = recommendation.report
+        if args.write:
+            _write(spark, sample, args.column, recommendation.schema, recommendation.spec_schema,
+                   args.layout, args.write)
+            doc["written"] = {"path": args.write, "layout": args.layout}
+    if args.format == "json":
+        json.dump(doc, sys.stdout, indent=2, default=str)
+        print()
+    else:
+        _print_text(doc, recommendation)
+    return 0
+
+
+def _write(spark: Any, sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
+    if not draft:
+        raise SystemExit("nothing to shred: no variant path of the workload has scalar values in the sample")
+    if layout == "draft":
+        from ..shredding import shred
+        shred(sample, column, draft).write.mode("errorifexists").parquet(out)
+        return
+    # Until the project's own spec-layout writer exists: Spark's writer with the schema forced.
+    settings = {"spark.sql.variant.writeShredding.enabled": "true",
+                "spark.sql.variant.forceShreddingSchemaForTest": spec}
+    old = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        sample.write.mode("errorifexists").parquet(out)
+    finally:
+        for key, value in old.items():
+            spark.conf.unset(key) if value is None else spark.conf.set(key, value)
+
+
+def _print_text(doc: dict[str, Any], recommendation: Any) -> None:
+    print(f"queries: {doc['queries']} (weight {doc['weight']}), failed: {doc['failed']}")
+    for f in doc["failures"]:
+        print(f"  FAILED {f['source'] or f['query'][:60]}: {f['reason']}")
+    for table, schema in doc["read_schemas"].items():
+        print(f"read schema of {table}: {schema}")
+    if recommendation is not None:
+        print(f"shredding schema (draft layout, pyspark_ext.shred): {recommendation.schema}")
+        print(f"shredding schema (spec layout): {recommendation.spec_schema}")
+        print(recommendation.format_report())

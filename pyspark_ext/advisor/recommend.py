@@ -1,0 +1,227 @@
+"""Which variant paths of one column to shred, and as which type: the workload's frequency times
+the bytes a path's values take in a sample, within ``max_leaves`` and ``max_depth``. Each path's
+``typed_value`` type comes from the sample's types, by the seed's rules (integers and decimals are
+one number type, the widest exact type wins); the report estimates the share of rows that would
+still fall back to the residual."""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from pyspark.sql import DataFrame
+
+from .workload import WorkloadAnalysis
+
+Segment = str | int  # an object field, or an array element (any index: shredding covers all)
+_INTEGERS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+_DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
+_SCALARS = {"BOOLEAN": "boolean", "STRING": "string", "DOUBLE": "double", "FLOAT": "float",
+            "DATE": "date", "TIMESTAMP": "timestamp", "TIMESTAMP_NTZ": "timestamp_ntz",
+            "BINARY": "binary"}
+
+
+@dataclass
+class PathStats:
+    """What the sample holds at one path: rows per reported type, and the JSON bytes of its values."""
+    types: Counter[str] = field(default_factory=Counter)
+    rows: int = 0
+    json_bytes: int = 0
+
+
+@dataclass
+class Recommendation:
+    schema: str                  # draft-layout DDL, for pyspark_ext.shred
+    spec_schema: str             # the same as struct<...>, Spark's spec-layout shredding schema
+    report: list[dict[str, object]]
+
+    def format_report(self) -> str:
+        cols = ["path", "type", "frequency", "avg_bytes", "present", "residual", "score", "shred", "reason"]
+        rows = [[_cell(r.get(c, "")) for c in cols] for r in self.report]
+        widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+        line = lambda cells: "  ".join(x.ljust(w) for x, w in zip(cells, widths))  # noqa: E731
+        return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}" if v < 1000 else f"{v:.0f}"
+    return str(v)
+
+
+def parse_json_path(path: str) -> list[Segment] | None:
+    """``$.a.b[0]['c d']`` as ["a", "b", 0, "c d"]; None for a path the advisor does not shred by."""
+    if not path.startswith("$"):
+        return None
+    out: list[Segment] = []
+    for m in re.finditer(r"\.([^.\[]+)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]|(.)", path[1:]):
+        key, index, q1, q2, junk = m.groups()
+        if junk is not None:
+            return None
+        out.append(int(index) if index is not None else key if key is not None else q1 if q1 is not None else q2)
+    return out
+
+
+def widest_type(types: Counter[str]) -> tuple[str | None, int]:
+    """The typed_value type for a path's observed types and how many rows it holds: the commonest
+    kind, integers and decimals counting as one number kind whose widest exact type wins."""
+    kinds: Counter[str] = Counter()
+    numbers: list[tuple[int, int]] = []  # (integer digits, scale)
+    for t, n in types.items():
+        m = _DECIMAL.fullmatch(t)
+        if t in _INTEGERS or m:
+            kinds["number"] += n
+            numbers.append((_INTEGERS[t], 0) if t in _INTEGERS else (int(m[1]) - int(m[2]), int(m[2])))
+        elif t in _SCALARS:
+            kinds[_SCALARS[t]] += n
+        elif t not in ("VOID", "NULL"):
+            kinds["variant"] += n  # objects and arrays: kept whole at a leaf path
+    if not kinds:
+        return None, 0
+    kind, rows = kinds.most_common(1)[0]
+    if kind != "number":
+        return kind, rows
+    digits, scale = max(d for d, _ in numbers), max(s for _, s in numbers)
+    if scale == 0:
+        return next(k.lower() for k, d in sorted(_INTEGERS.items(), key=lambda kv: kv[1]) if d >= digits), rows
+    return f"decimal({min(38, digits + scale)},{scale})", rows
+
+
+def sample_stats(sample_df: DataFrame, column: str, paths: list[str]) -> dict[str, PathStats]:
+    """One Spark job: per candidate path, rows per ``schema_of_variant`` type and JSON bytes."""
+    from pyspark.sql import functions as F
+    entries = [F.struct(F.lit(p).alias("p"),
+                        F.schema_of_variant(F.try_variant_get(F.col(column), F.lit(p), "variant")).alias("t"),
+                        F.length(F.to_json(F.try_variant_get(F.col(column), F.lit(p), "variant"))).alias("n"))
+               for p in paths]
+    rows = (sample_df.select(F.explode(F.array(*entries)).alias("e"))
+            .groupBy("e.p", "e.t").agg(F.count(F.lit(1)).alias("rows"), F.sum("e.n").alias("bytes"))
+            .collect())
+    stats: dict[str, PathStats] = defaultdict(PathStats)
+    for r in rows:
+        s = stats[r["p"]]
+        s.rows += r["rows"]
+        if r["t"] is not None and r["t"] != "VOID":
+            s.types[r["t"]] += r["rows"]
+            s.json_bytes += r["bytes"] or 0
+    return stats
+
+
+def _candidates(analysis: WorkloadAnalysis, column: str, table: str | None) -> Counter[str]:
+    freq: Counter[str] = Counter()
+    for vp, n in analysis.variant_paths.items():
+        if vp.column.lower() == column.lower() and (table is None or vp.table.lower() == table.lower()):
+            freq[vp.path] += n
+    return freq
+
+
+def choose(freq: Counter[str], stats: dict[str, PathStats], max_leaves: int,
+           max_depth: int) -> tuple[list[tuple[list[Segment], str]], list[dict[str, object]]]:
+    """The shredded paths with their types, and one report row per candidate path."""
+    report: list[dict[str, object]] = []
+    freq = _merge_elements(freq, stats)
+    for path, n in freq.items():
+        segments = parse_json_path(path)
+        s = stats.get(path, PathStats())
+        typ, typed_rows = widest_type(s.types)
+        present = sum(s.types.values())
+        avg = s.json_bytes / present if present else 0.0
+        row: dict[str, object] = {
+            "path": path, "type": typ or "-", "frequency": n, "avg_bytes": avg,
+            "present": present / s.rows if s.rows else 0.0,
+            "residual": (present - typed_rows) / s.rows if s.rows else 0.0,
+            "score": n * avg * (present / s.rows if s.rows else 0.0), "shred": False, "_segments": segments}
+        if not segments or isinstance(segments[0], int):
+            row["reason"] = "whole value or top-level array: not shredded by path"
+        elif len(segments) > max_depth:
+            row["reason"] = f"deeper than max_depth={max_depth}"
+        elif typ in (None, "variant"):
+            row["reason"] = "no scalar values in the sample"
+        report.append(row)
+    report.sort(key=lambda r: (-float(r["score"]), str(r["path"])))  # type: ignore[arg-type]
+    chosen: list[tuple[list[Segment], str]] = []
+    for row in report:
+        segments = row.pop("_segments")
+        if "reason" in row or len(chosen) >= max_leaves:
+            row.setdefault("reason", f"beyond max_leaves={max_leaves}")
+            continue
+        # a path through an array shreds every element alike: [0] and [3] are the same leaf
+        key = [s if isinstance(s, str) else 0 for s in segments]  # type: ignore[union-attr]
+        if any(_conflicts(key, [s if isinstance(s, str) else 0 for s in c]) for c, _ in chosen):
+            row["reason"] = "same leaf as, or inside, a chosen path"
+            continue
+        chosen.append((segments, str(row["type"])))  # type: ignore[arg-type]
+        row["shred"] = True
+    return chosen, report
+
+
+def _merge_elements(freq: Counter[str], stats: dict[str, PathStats]) -> Counter[str]:
+    """Paths that differ only in array indexes are one shredded leaf (shredding covers every
+    element): their frequencies add up on the one whose sample holds the most values."""
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for path in freq:
+        segments = parse_json_path(path)
+        key = tuple(0 if isinstance(x, int) else x for x in segments) if segments else (path,)
+        groups[key].append(path)
+    merged: Counter[str] = Counter()
+    for paths in groups.values():
+        best = max(paths, key=lambda p: (sum(stats.get(p, PathStats()).types.values()), p))
+        merged[best] = sum(freq[p] for p in paths)
+    return merged
+
+
+def _conflicts(a: list[Segment], b: list[Segment]) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def _quote(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else "`" + name.replace("`", "``") + "`"
+
+
+def render(chosen: list[tuple[list[Segment], str]]) -> str:
+    """Draft-layout DDL of the chosen paths: ``a bigint, b struct<c: string>, l array<struct<x: int>>``."""
+    tree: dict = {}
+    for segments, typ in chosen:
+        node = tree
+        for i, seg in enumerate(segments):
+            key: Segment = 0 if isinstance(seg, int) else seg
+            if i == len(segments) - 1:
+                node[key] = typ
+            else:
+                node = node.setdefault(key, {})
+
+    def typ_of(node: dict | str) -> str:
+        if isinstance(node, str):
+            return node
+        if list(node) == [0]:
+            return f"array<{typ_of(node[0])}>"
+        fields = ", ".join(f"{_quote(str(k))}: {typ_of(v)}" for k, v in node.items() if k != 0)
+        return f"struct<{fields}>"
+
+    return ", ".join(f"{_quote(str(k))} {typ_of(v)}" for k, v in tree.items() if k != 0)
+
+
+def recommend_shredding(analysis: WorkloadAnalysis, sample_df: DataFrame, column: str,
+                        max_leaves: int = 32, max_depth: int = 4, table: str | None = None,
+                        sample_rows: int = 100_000) -> Recommendation:
+    """Shredding schema for VARIANT ``column``: the workload's paths of that column (of ``table``,
+    or of every table with such a column), ranked by frequency times the sample's bytes."""
+    freq = _candidates(analysis, column, table)
+    stats = sample_stats(sample_df.limit(sample_rows), column, sorted(freq)) if freq else {}
+    chosen, report = choose(freq, stats, max_leaves, max_depth)
+    schema = render(chosen)
+    spec = "struct<" + ", ".join(p.replace(" ", ": ", 1) for p in _top_fields(schema)) + ">" if schema else ""
+    return Recommendation(schema, spec, report)
+
+
+def _top_fields(ddl: str) -> list[str]:
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(ddl):
+        depth += ch in "<("
+        depth -= ch in ">)"
+        if ch == "," and depth == 0:
+            out.append(ddl[start:i].strip())
+            start = i + 1
+    out.append(ddl[start:].strip())
+    return out
