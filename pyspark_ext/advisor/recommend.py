@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame
 
-from .workload import WorkloadAnalysis
+from .workload import WorkloadAnalysis, top_level_fields
 
 Segment = str | int  # an object field, or an array element (any index: shredding covers all)
 _INTEGERS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
@@ -211,17 +211,5 @@ def recommend_shredding(analysis: WorkloadAnalysis, sample_df: DataFrame, column
     stats = sample_stats(sample_df.limit(sample_rows), column, sorted(freq)) if freq else {}
     chosen, report = choose(freq, stats, max_leaves, max_depth)
     schema = render(chosen)
-    spec = "struct<" + ", ".join(p.replace(" ", ": ", 1) for p in _top_fields(schema)) + ">" if schema else ""
+    spec = "struct<" + ", ".join(p.replace(" ", ": ", 1) for p in top_level_fields(schema)) + ">" if schema else ""
     return Recommendation(schema, spec, report)
-
-
-def _top_fields(ddl: str) -> list[str]:
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(ddl):
-        depth += ch in "<("
-        depth -= ch in ">)"
-        if ch == "," and depth == 0:
-            out.append(ddl[start:i].strip())
-            start = i + 1
-    out.append(ddl[start:].strip())
-    return out

@@ -131,12 +131,13 @@ def parse_ddl(ddl: str, where: str = "schema") -> StructType:
         raise ValueError(f"{where}: not a DDL schema ({str(e).splitlines()[0]})") from None
     result = _spark_type(struct, where)
     # sqlglot accepts some malformed DDL silently (an unknown type drops the field list)
-    if not isinstance(result, StructType) or len(result.fields) != len(_top_level(ddl)):
+    if not isinstance(result, StructType) or len(result.fields) != len(top_level_fields(ddl)):
         raise ValueError(f"{where}: not a DDL schema: {ddl!r}")
     return result
 
 
-def _top_level(ddl: str) -> list[str]:
+def top_level_fields(ddl: str) -> list[str]:
+    """The top-level `name type` items of a DDL field list, split at commas outside <> and ()."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(ddl):
         depth += ch in "<("
@@ -144,7 +145,7 @@ def _top_level(ddl: str) -> list[str]:
         if ch == "," and depth == 0:
             out.append(ddl[start:i])
             start = i + 1
-    return [p for p in out + [ddl[start:]] if p.strip()]
+    return [p.strip() for p in out + [ddl[start:]] if p.strip()]
 
 
 def read_table_schema(schema: StructType | str, name: str = "table") -> StructType:
