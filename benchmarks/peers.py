@@ -1,0 +1,228 @@
+"""``--suite peers``: DuckDB, stock Spark 4.3 and Spark with the extension, on the same files.
+
+The benchmark's variant events (``variant_data``) are written once by DuckDB in three forms:
+
+- ``shredded``: VARIANT in the Parquet spec layout, shredded by DuckDB's own choice;
+- ``unshredded``: VARIANT with ``SHREDDING {v: 'VARIANT'}`` (``metadata`` and ``value`` only);
+- ``flat``: a relational table of the same values, one column per queried field.
+
+Each engine runs the variant suite's five queries over each form, alternating configurations after
+a warm-up round, keeping medians. DuckDB runs with as many threads as Spark has cores (``local[2]``:
+2), both in one process. The report gives each engine's absolute time and its time on the shredded
+files against the same engine on its flat table. An engine's rows must be equal on every form, or
+the run fails; rows that differ between engines are reported, not hidden.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from .alternating import ResultMismatch, canonical_rows, same_rows
+from .datasets import _key
+from .variant_data import _json_sql
+from .variant_queries import VariantQuery, queries
+
+FORMS = ("shredded", "unshredded", "flat")
+ENGINES = ("duckdb", "spark_stock", "spark_ext")
+#: rows per Parquet row group DuckDB writes (its default), several per file so skipping has a choice
+ROW_GROUP_ROWS = 122_880
+
+#: The flat table's columns, from the JSON text: the types the shredding schema gives the paths
+#: (``price`` and ``user.id`` by their majority type; their strings cast, as ``try_variant_get`` does).
+_FLAT = {
+    "id": "(j->>'$.id')::BIGINT",
+    "ts": "(j->>'$.ts')::BIGINT",
+    "kind": "j->>'$.kind'",
+    "price": "TRY_CAST(j->>'$.price' AS DECIMAL(10, 2))",
+    "user_id": "TRY_CAST(j->>'$.user.id' AS INTEGER)",
+    "user_name": "j->>'$.user.name'",
+    "country": "j->>'$.user.geo.country'",
+    "city": "j->>'$.user.geo.city'",
+}
+
+
+def duckdb_queries(rows: int) -> dict[str, VariantQuery]:
+    """The variant suite's queries (``variant_queries.queries``) in DuckDB's SQL: dot paths on the
+    VARIANT, ``TRY_CAST`` where Spark uses ``try_variant_get``."""
+    spark = queries(rows)
+    lo, hi = _bounds(spark["selective_filter"].flat)
+    return {
+        "one_path_sum": VariantQuery("SELECT sum(TRY_CAST(v.user.id AS INTEGER)) FROM {t}",
+                                     "SELECT sum(user_id) FROM {t}"),
+        "two_strings": VariantQuery(
+            "SELECT count(*) FROM (SELECT DISTINCT v.kind::VARCHAR, v.user.geo.country::VARCHAR FROM {t})",
+            "SELECT count(*) FROM (SELECT DISTINCT kind, country FROM {t})"),
+        "group_by_two_paths": VariantQuery(
+            "SELECT v.user.geo.country::VARCHAR AS c, v.kind::VARCHAR AS k, count(*), "
+            "sum(TRY_CAST(v.price AS DECIMAL(10, 2))) FROM {t} GROUP BY 1, 2",
+            "SELECT country, kind, count(*), sum(price) FROM {t} GROUP BY 1, 2"),
+        "selective_filter": VariantQuery(
+            f"SELECT count(*), max(v.user.name::VARCHAR) FROM {{t}} WHERE v.id::BIGINT BETWEEN {lo} AND {hi}",
+            f"SELECT count(*), max(user_name) FROM {{t}} WHERE id BETWEEN {lo} AND {hi}"),
+        "mismatched_path": VariantQuery(
+            "SELECT count(*), sum(TRY_CAST(v.price AS DECIMAL(10, 2))) FROM {t} "
+            "WHERE TRY_CAST(v.price AS DECIMAL(10, 2)) > 900",
+            "SELECT count(*), sum(price) FROM {t} WHERE price > 900"),
+    }
+
+
+def _bounds(flat_sql: str) -> tuple[str, str]:
+    between = flat_sql.split("BETWEEN ")[1].split()
+    return between[0], between[2]
+
+
+def write_forms(spark: SparkSession, rows: int) -> dict[str, str]:
+    """The three DuckDB-written files (one file each, sorted by id), written once and cached."""
+    import duckdb
+    base = _key("peers_events", rows=rows, row_group_rows=ROW_GROUP_ROWS, version=1)
+    paths = {form: str(base / f"{form}.parquet") for form in FORMS}
+    if all(Path(p).exists() for p in paths.values()):
+        return paths
+    base.mkdir(parents=True, exist_ok=True)
+    json_dir = base / "json"
+    if not (json_dir / "_SUCCESS").exists():
+        spark.sql(_json_sql(rows)).write.mode("overwrite").parquet(str(json_dir))
+    con = duckdb.connect()
+    source = f"(SELECT id, j FROM read_parquet('{json_dir}/*.parquet') ORDER BY id)"
+    options = f"FORMAT parquet, ROW_GROUP_SIZE {ROW_GROUP_ROWS}"
+    for form, select, extra in [
+            ("shredded", "j::JSON::VARIANT AS v", ""),
+            ("unshredded", "j::JSON::VARIANT AS v", ", SHREDDING {v: 'VARIANT'}"),
+            ("flat", ", ".join(f"{e} AS {c}" for c, e in _FLAT.items()), "")]:
+        tmp = paths[form] + ".tmp"
+        con.sql(f"COPY (SELECT {select} FROM {source}) TO '{tmp}' ({options}{extra})")
+        Path(tmp).rename(paths[form])  # a crash mid-write never leaves a form that looks complete
+    con.close()
+    return paths
+
+
+@dataclass
+class PeerResult:
+    query: str
+    seconds: dict[str, float] = field(default_factory=dict)  # "engine/form" -> median seconds
+    rows_agree_across_engines: bool = True
+
+    def ratio(self, engine: str) -> float:
+        return self.seconds[f"{engine}/shredded"] / self.seconds[f"{engine}/flat"]
+
+
+def _spark_run(spark: SparkSession, sql: str, extension: bool) -> Callable[[], list[Any]]:
+    def run() -> list[Any]:
+        spark.conf.set("spark.pyspark_ext.enabled", str(extension).lower())
+        return [tuple(r) for r in spark.sql(sql).collect()]
+    return run
+
+
+def _duckdb_run(con: Any, sql: str) -> Callable[[], list[Any]]:
+    return lambda: con.sql(sql).fetchall()
+
+
+def run_peers(spark: SparkSession, rows: int, out: Path, repeat: int = 5) -> list[PeerResult]:
+    """Time every engine on every form, per query; write ``peers.json``, ``peers.md`` and a chart."""
+    import duckdb
+    paths = write_forms(spark, rows)
+    cores = spark.sparkContext.defaultParallelism
+    con = duckdb.connect()
+    con.sql(f"SET threads = {cores}")
+    spark_sql, duck_sql = queries(rows), duckdb_queries(rows)
+    results = []
+    for name in spark_sql:
+        print(f"[peers] {name}", flush=True)
+        runs: dict[str, Callable[[], list[Any]]] = {}
+        for form, path in paths.items():
+            table = f"read_parquet('{path}')"
+            duck = duck_sql[name].flat if form == "flat" else duck_sql[name].variant
+            runs[f"duckdb/{form}"] = _duckdb_run(con, duck.format(t=table))
+            sql = (spark_sql[name].flat if form == "flat" else spark_sql[name].variant) \
+                .format(t=f"parquet.`{path}`")
+            runs[f"spark_stock/{form}"] = _spark_run(spark, sql, False)
+            runs[f"spark_ext/{form}"] = _spark_run(spark, sql, True)
+        results.append(_alternate(name, runs, repeat))
+    spark.conf.unset("spark.pyspark_ext.enabled")
+    con.close()
+    _write(out, rows, cores, repeat, results)
+    return results
+
+
+def _alternate(name: str, runs: dict[str, Callable[[], list[Any]]], repeat: int) -> PeerResult:
+    """Medians over ``repeat`` alternating rounds after a warm-up; every form of one engine must
+    return the same rows."""
+    seconds: dict[str, list[float]] = {c: [] for c in runs}
+    reference: dict[str, list[Any]] = {}
+    order = list(runs)
+    for i in range(repeat + 1):
+        for config in (order if i % 2 == 0 else order[::-1]):
+            started = time.perf_counter()
+            rows = canonical_rows(runs[config]())
+            elapsed = time.perf_counter() - started
+            engine = config.split("/")[0]
+            if engine not in reference:
+                reference[engine] = rows
+            elif not same_rows(rows, reference[engine]):
+                raise ResultMismatch(f"{name}: {config} returns other rows than {engine}'s first form: "
+                                     f"{rows[:3]} against {reference[engine][:3]}")
+            if i > 0:
+                seconds[config].append(elapsed)
+    agree = all(same_rows(_plain(reference[e]), _plain(reference["spark_stock"])) for e in reference)
+    return PeerResult(name, {c: statistics.median(v) for c, v in seconds.items()}, agree)
+
+
+def _plain(rows: list[Any]) -> list[Any]:
+    """Rows with numbers as floats: DuckDB's HUGEINT sums and Spark's longs compare as values."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, tuple):
+            return tuple(plain(i) for i in v)
+        return float(v) if isinstance(v, (int, float)) or type(v).__name__ == "Decimal" else v
+    return canonical_rows(plain(r) for r in rows)
+
+
+def _write(out: Path, rows: int, cores: int, repeat: int, results: list[PeerResult]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"suite": "peers", "rows": rows, "repeat": repeat, "cores": cores,
+            "command": f"python -m benchmarks run --suite peers --scale {rows}",
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    (out / "peers.json").write_text(json.dumps({"meta": meta, "results": [asdict(r) for r in results]},
+                                               indent=2))
+    (out / "peers.md").write_text(markdown(meta, results))
+    _plot(out, results)
+
+
+def markdown(meta: dict, results: list[PeerResult]) -> str:
+    lines = [f"Peers at {meta['rows']:,} rows, DuckDB at {meta['cores']} threads, Spark local[{meta['cores']}]; "
+             f"medians of {meta['repeat']} alternating runs, seconds (`{meta['command']}`).", "",
+             "| query | " + " | ".join(f"{e} {f}" for e in ENGINES for f in FORMS)
+             + " | " + " | ".join(f"{e} shredded/flat" for e in ENGINES) + " | engines agree |",
+             "|---" * (len(ENGINES) * len(FORMS) + len(ENGINES) + 2) + "|"]
+    for r in results:
+        times = [f"{r.seconds[f'{e}/{f}']:.3f}" for e in ENGINES for f in FORMS]
+        ratios = [f"{r.ratio(e):.2f}" for e in ENGINES]
+        lines.append(f"| {r.query} | " + " | ".join(times + ratios)
+                     + f" | {'yes' if r.rows_agree_across_engines else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _plot(out: Path, results: list[PeerResult]) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    width = 0.8 / len(ENGINES)
+    for i, engine in enumerate(ENGINES):
+        ax.bar([q + i * width for q in range(len(results))], [r.ratio(engine) for r in results],
+               width, label=engine)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks([q + width for q in range(len(results))], [r.query for r in results], rotation=15)
+    ax.set_ylabel("shredded / flat time (log)")
+    ax.set_title("Each engine on DuckDB-shredded files against its own flat table")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "peers.png", dpi=120)
+    plt.close(fig)
