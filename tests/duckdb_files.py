@@ -6,7 +6,7 @@ DuckDB as:
 - ``truth``: unshredded (``SHREDDING {v: 'VARIANT'}``), the ground truth stock Spark reads;
 - ``auto``: one file with DuckDB's automatic shredding, ``GROUP``-row row groups;
 - ``explicit``: one file with an explicit ``SHREDDING`` schema that types every path of the
-  common event (nested objects, an array of objects, a decimal, a timestamp, a date);
+  common event (nested objects, an array of objects, a decimal, timestamps, a date);
 - ``mixed``: one table of three files that shred differently: automatic, an explicit schema
   that conflicts with it (``id`` and ``user.id`` as strings, a partial ``user``), and unshredded.
 
@@ -28,6 +28,7 @@ _COMMON = """{
   'kind': ['view', 'click', 'buy'][i % 3 + 1],
   'price': (i % 1000 / 8)::DECIMAL(10, 2),
   'ts': TIMESTAMP '2024-01-01 00:00:00' + to_minutes(i),
+  'tz': TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_minutes(i),
   'day': DATE '2024-01-01' + (i % 365)::INTEGER,
   'user': {'id': (i * 7 % 500)::INTEGER, 'name': 'u' || (i % 50),
            'geo': {'country': 'c' || (i % 8), 'city': 'city' || (i % 31)}},
@@ -56,7 +57,8 @@ FROM range(START, STOP) r(i)
 ORDER BY i"""
 
 #: DuckDB's explicit shredding schemas.
-EXPLICIT = ("STRUCT(id BIGINT, kind VARCHAR, price DECIMAL(10, 2), ts TIMESTAMP, day DATE, "
+EXPLICIT = ("STRUCT(id BIGINT, kind VARCHAR, price DECIMAL(10, 2), ts TIMESTAMP, tz TIMESTAMPTZ, "
+            "day DATE, "
             "\"user\" STRUCT(id INTEGER, name VARCHAR, geo STRUCT(country VARCHAR, city VARCHAR)), "
             "items STRUCT(sku VARCHAR, qty BIGINT)[], tags VARCHAR[], note VARCHAR)")
 CONFLICTING = "STRUCT(id VARCHAR, \"user\" STRUCT(id VARCHAR, name VARCHAR), items STRUCT(sku VARCHAR)[])"
