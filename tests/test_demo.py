@@ -2,6 +2,9 @@
 returns the same rows (the demo checks), and the output shows what the extension saves."""
 from __future__ import annotations
 
+import contextlib
+import io
+
 import pytest
 from pyspark.sql import SparkSession
 
@@ -14,8 +17,6 @@ def shown(spark: SparkSession, tmp_path_factory) -> tuple[dict, str]:
         # Small files still get several row groups, so the selective filter has some to skip.
         mp.setattr(demo, "VARIANT_ROW_GROUP_BYTES", 16 * 1024)
         mp.setattr(demo, "TIMED_RUNS", 0)
-        import contextlib
-        import io
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             results = demo.run_demo(rows=2000, directory=str(tmp_path_factory.mktemp("demo")),
