@@ -14,8 +14,9 @@ def main(argv: list[str] | None = None) -> int:
     conf.add_argument("--connect-server", action="store_true",
                       help="the settings for a Spark Connect server (adds the relation plugin "
                            "behind explain_read_schema for Connect clients)")
-    demo = sub.add_parser("demo", help="run the demo on generated nested data")
-    demo.add_argument("--rows", type=int, default=100_000)
+    demo = sub.add_parser("demo", help="run the demo on generated nested and shredded variant data")
+    demo.add_argument("--rows", type=int, default=30_000, help="nested events")
+    demo.add_argument("--variant-rows", type=int, default=100_000, help="variant events")
     demo.add_argument("--dir", default=None, help="where to write the data (default: a cache dir)")
     verify = sub.add_parser("verify", help="run a workload's queries with the extension off and on, and compare")
     verify.add_argument("--queries", required=True, action="append", metavar="FILE.sql",
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key}={value}")
     elif args.command == "demo":
         from .demo import run_demo
-        run_demo(rows=args.rows, directory=args.dir)
+        run_demo(rows=args.rows, directory=args.dir, variant_rows=args.variant_rows)
     elif args.command == "verify":
         from .verify import main as verify_main
         return verify_main(args.queries, args.conf, args.format, args.master, not args.no_progress)

@@ -1,9 +1,14 @@
-"""The main job: generated nested ad-tech events, a few analyst queries, and what each reads with
-the extension off (stock Spark) and on."""
+"""The main job: what queries read with the extension off (stock Spark) and on.
+
+Two parts: generated nested ad-tech events under whole-plan nested schema pruning, and shredded
+VARIANT events in both layouts (the draft layout written by ``shred``, the Parquet spec layout
+written by Spark's own shredding writer) under a path read, a group-by over two paths and a
+selective filter. Every query must return the same rows in every configuration."""
 from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -11,6 +16,9 @@ from pyspark.sql import SparkSession
 from . import adtech_data
 from .explain import explain_read_schema
 from .session import configure
+from .shredding import shred
+
+ENABLED = "spark.pyspark_ext.enabled"
 
 QUERIES = {
     "clicked-item revenue (chained explode + filter)":
@@ -25,16 +33,57 @@ QUERIES = {
         "FROM events) WHERE w IS NOT NULL",
 }
 
+#: The variant benchmark's queries the demo runs (``benchmarks.variant_queries``).
+VARIANT_QUERIES = {
+    "one_path_sum": "path read",
+    "group_by_two_paths": "group-by over two paths",
+    "selective_filter": "selective filter on the id (0.05% of rows)",
+}
+#: (label, form, extension on?). Stock Spark cannot read the draft layout as VARIANT; its
+#: counterpart there is the unshredded VARIANT.
+VARIANT_CONFIGS = [
+    ("stock, unshredded VARIANT", "variant", False),
+    ("stock, spec layout", "spec", False),
+    ("pyspark-ext, spec layout", "spec", True),
+    ("pyspark-ext, draft layout", "draft", True),
+]
+VARIANT_ROW_GROUP_BYTES = 512 * 1024  # several row groups per file, so a filter can skip
+TIMED_RUNS = 1
 
-def run_demo(rows: int = 100_000, directory: str | None = None) -> list[dict]:
-    root = Path(directory or os.environ.get("PYSPARK_EXT_DEMO_DIR")
-                or Path(tempfile.gettempdir()) / "pyspark_ext_demo")
-    path = root / f"events_{rows}"
+
+def _session() -> SparkSession:
     builder = (SparkSession.builder.master("local[2]").appName("pyspark-ext demo")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4"))
     spark = configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def run_demo(rows: int = 30_000, directory: str | None = None, variant_rows: int = 100_000,
+             spark: SparkSession | None = None) -> dict[str, list[dict]]:
+    """Write the data once (under ``directory``), run both parts and print them. ``spark``: an
+    existing session to use (left running); by default the demo starts its own and stops it."""
+    root = Path(directory or os.environ.get("PYSPARK_EXT_DEMO_DIR")
+                or Path(tempfile.gettempdir()) / "pyspark_ext_demo")
+    own = spark is None
+    start = time.perf_counter()
+    spark = spark or _session()
+    try:
+        nested = nested_part(spark, root, rows)
+        middle = time.perf_counter()
+        variant = variant_part(spark, root, variant_rows)
+        print(f"\n(nested part {middle - start:.0f} s, session start included; variant part "
+              f"{time.perf_counter() - middle:.0f} s; data written once to {root})")
+        return {"nested": nested, "variant": variant}
+    finally:
+        spark.conf.set(ENABLED, "true")
+        if own:
+            spark.stop()
+
+
+def nested_part(spark: SparkSession, root: Path, rows: int) -> list[dict]:
+    path = root / f"events_{rows}"
     if not (path / "_SUCCESS").exists():
         print(f"writing {rows:,} nested events to {path} ...")
         adtech_data.write_events(spark, str(path), rows=rows, payload_width=200, partitions=4)
@@ -44,10 +93,10 @@ def run_demo(rows: int = 100_000, directory: str | None = None) -> list[dict]:
     for title, sql in QUERIES.items():
         measured = {}
         for label, enabled in (("stock", "false"), ("pyspark-ext", "true")):
-            spark.conf.set("spark.pyspark_ext.enabled", enabled)
+            spark.conf.set(ENABLED, enabled)
             df = spark.sql(sql)
             measured[label] = (df.collect(), explain_read_schema(df)[0])
-        spark.conf.set("spark.pyspark_ext.enabled", "true")
+        spark.conf.set(ENABLED, "true")
         (stock_rows, stock), (ext_rows, ext) = measured["stock"], measured["pyspark-ext"]
         if sorted(map(repr, stock_rows)) != sorted(map(repr, ext_rows)):
             raise AssertionError(f"results differ with the extension on: {title}")
@@ -59,5 +108,91 @@ def run_demo(rows: int = 100_000, directory: str | None = None) -> list[dict]:
         saved = 1 - ext["bytes_read"] / stock["bytes_read"]
         print(f"   bytes saved by the extension: {saved:.1%}  (same {len(ext_rows)} result rows)")
         results.append({"query": title, "stock": stock, "extension": ext})
-    spark.stop()
+    return results
+
+
+def write_variant_events(spark: SparkSession, root: Path, rows: int) -> dict[str, str]:
+    """The variant benchmark's events (``benchmarks.variant_data``), sorted by id in two files,
+    as unshredded VARIANT, the draft layout (``shred``) and the spec layout (Spark's writer with
+    the draft's shredding schema); written once."""
+    from benchmarks import variant_data
+    base = root / f"variant_events_{rows}"
+    paths = {form: str(base / form) for form in ("variant", "draft", "spec")}
+    if all((Path(p) / "_SUCCESS").exists() for p in paths.values()):
+        return paths
+    print(f"writing {rows:,} variant events to {base} (unshredded, draft and spec layouts) ...")
+    write = {"parquet.block.size": str(VARIANT_ROW_GROUP_BYTES)}
+    events = spark.sql(variant_data._json_sql(rows)).repartitionByRange(2, "id") \
+        .sortWithinPartitions("id").selectExpr("parse_json(j) AS v")
+    with variant_data.spark_shredding(spark, False):
+        events.write.options(**write).mode("overwrite").parquet(paths["variant"])
+    variant = spark.read.schema("v VARIANT").parquet(paths["variant"])
+    shred(variant, "v", variant_data.SHREDDING).write.options(**write).mode("overwrite") \
+        .parquet(paths["draft"])
+    with variant_data.spark_shredding(spark, True, variant_data.SHREDDING):
+        variant.write.options(**write).mode("overwrite").parquet(paths["spec"])
+    variant_data.check_variant_layouts(paths)
+    return paths
+
+
+def _leaf_columns(path: str) -> int:
+    import pyarrow.parquet as pq
+    return pq.ParquetFile(min(Path(path).glob("*.parquet"))).metadata.num_columns
+
+
+def _measure(spark: SparkSession, sql: str, enabled: bool) -> tuple[list, dict, float]:
+    """Rows, the scan report (summed over scans) and the time of the last of a first run and
+    ``TIMED_RUNS`` more (the first warms up)."""
+    spark.conf.set(ENABLED, str(enabled).lower())
+    df = spark.sql(sql)
+    start = time.perf_counter()
+    result = df.collect()
+    seconds = time.perf_counter() - start
+    for _ in range(TIMED_RUNS):
+        start = time.perf_counter()
+        spark.sql(sql).collect()
+        seconds = time.perf_counter() - start
+    scans = explain_read_schema(df)
+    total = {k: sum(s.get(k) or 0 for s in scans)
+             for k in ("read_leaves", "full_leaves", "bytes_read", "bytes_full", "row_groups",
+                       "row_groups_read", "row_groups_skipped")}
+    return result, total, seconds
+
+
+def variant_part(spark: SparkSession, root: Path, rows: int) -> list[dict]:
+    from benchmarks.alternating import canonical_rows, same_rows
+    from benchmarks.variant_queries import queries
+    paths = write_variant_events(spark, root, rows)
+    print(f"\n#### Shredded VARIANT: {rows:,} events, sorted by id, two files per layout")
+    results = []
+    all_queries = queries(rows)
+    for name, title in VARIANT_QUERIES.items():
+        template = all_queries[name].variant
+        print(f"\n== {title}\n   {template.format(t='events')}")
+        print(f"   {'':<27}{'leaves':>12}{'MiB read':>20}{'row groups':>22}{'time':>9}")
+        first = None
+        measured = {}
+        for label, form, enabled in VARIANT_CONFIGS:
+            # Named by path, not a view: a view keeps the analysis of the setting it was made with.
+            result, scan, seconds = _measure(spark, template.format(t=f"parquet.`{paths[form]}`"),
+                                             enabled)
+            if not enabled:
+                # Stock Spark's report shows the VARIANT column as one leaf; its Parquet reader
+                # reads every leaf of the column's group (the bytes say so too).
+                scan["read_leaves"] = scan["full_leaves"] = _leaf_columns(paths[form])
+            result = canonical_rows(result)
+            if first is None:
+                first = result
+            elif not same_rows(first, result):
+                raise AssertionError(f"results differ ({label}): {title}")
+            measured[label] = {**scan, "seconds": seconds}
+            print(f"   {label:<27}{scan['read_leaves']:>5} of {scan['full_leaves']:<4}"
+                  f"{scan['bytes_read'] / 2**20:>9.2f} of {scan['bytes_full'] / 2**20:<7.2f}"
+                  f"{scan['row_groups_read']:>6} read, {scan['row_groups_skipped']:>3} skipped"
+                  f"{seconds:>8.2f} s")
+        stock, ext = measured["stock, spec layout"], measured["pyspark-ext, spec layout"]
+        print(f"   spec layout, extension against stock: {ext['bytes_read'] / stock['bytes_read']:.1%} "
+              f"of the bytes, {stock['seconds'] / ext['seconds']:.1f}x faster "
+              f"(same {len(first)} result rows everywhere)")
+        results.append({"query": name, "title": title, "configs": measured})
     return results

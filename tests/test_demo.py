@@ -1,0 +1,56 @@
+"""The main job (``python -m pyspark_ext demo``), small: both parts run, every configuration
+returns the same rows (the demo checks), and the output shows what the extension saves."""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+from pyspark.sql import SparkSession
+
+from pyspark_ext import demo
+
+
+@pytest.fixture(scope="module")
+def shown(spark: SparkSession, tmp_path_factory) -> tuple[dict, str]:
+    with pytest.MonkeyPatch.context() as mp:
+        # Small files still get several row groups, so the selective filter has some to skip.
+        mp.setattr(demo, "VARIANT_ROW_GROUP_BYTES", 16 * 1024)
+        mp.setattr(demo, "TIMED_RUNS", 0)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            results = demo.run_demo(rows=2000, directory=str(tmp_path_factory.mktemp("demo")),
+                                    variant_rows=10_000, spark=spark)
+    return results, out.getvalue()
+
+
+def test_nested_part_reads_fewer_bytes(shown) -> None:
+    results, out = shown
+    assert len(results["nested"]) == len(demo.QUERIES)
+    for r in results["nested"]:
+        assert r["extension"]["bytes_read"] < r["stock"]["bytes_read"], r["query"]
+    assert out.count("bytes saved by the extension") == len(demo.QUERIES)
+
+
+def test_variant_part_shows_both_layouts(shown) -> None:
+    results, out = shown
+    assert [r["query"] for r in results["variant"]] == list(demo.VARIANT_QUERIES)
+    for title in demo.VARIANT_QUERIES.values():
+        assert f"== {title}" in out
+    for label, _, _ in demo.VARIANT_CONFIGS:
+        assert out.count(label) >= len(demo.VARIANT_QUERIES)
+    for r in results["variant"]:
+        c = r["configs"]
+        stock, spec, draft = (c["stock, spec layout"], c["pyspark-ext, spec layout"],
+                              c["pyspark-ext, draft layout"])
+        assert spec["read_leaves"] < stock["read_leaves"] and spec["bytes_read"] < stock["bytes_read"]
+        assert draft["read_leaves"] < draft["full_leaves"]
+        assert all(v["seconds"] > 0 for v in c.values())
+
+
+def test_selective_filter_skips_row_groups_with_the_extension_only(shown) -> None:
+    results, _ = shown
+    [c] = [r["configs"] for r in results["variant"] if r["query"] == "selective_filter"]
+    for label in ("pyspark-ext, spec layout", "pyspark-ext, draft layout"):
+        assert c[label]["row_groups"] > 2 and c[label]["row_groups_skipped"] >= c[label]["row_groups"] - 2
+    assert c["stock, spec layout"]["row_groups_skipped"] == 0
