@@ -37,7 +37,16 @@ META_SCHEMA = ("kind string, range int, part int, path string, rows long, bytes 
 _META_ARROW = pa.schema([("kind", pa.string()), ("range", pa.int32()), ("part", pa.int32()),
                          ("path", pa.string()), ("rows", pa.int64()), ("bytes", pa.int64()),
                          ("first", pa.string()), ("last", pa.string()), ("next_id", pa.int64())])
+#: the most rows of an old file read at once; fewer when its rows are wide (``BATCH_BYTES``)
 BATCH_ROWS = 65536
+#: the bytes of Arrow data a worker aims to hold at once per reader or writer buffer, so that a
+#: key's values (however many) pass through in pieces of about this size
+BATCH_BYTES = 4 << 20
+
+
+def rows_per_batch(bytes_per_row: float, most: int = BATCH_ROWS) -> int:
+    """How many rows of ``bytes_per_row`` fit in ``BATCH_BYTES`` (at least 1, at most ``most``)."""
+    return max(1, min(most, int(BATCH_BYTES // max(bytes_per_row, 1.0))))
 
 
 def _bisect(column: pa.Array, lo: int, sk: Any, order: Callable[[Any], Any], right: bool) -> int:
@@ -58,7 +67,10 @@ class OldRows:
 
     def __init__(self, store: Store, rel: str, schema: pa.Schema, order: Callable[[Any], Any]):
         fs, _ = store.fs()
-        self._batches = pq.ParquetFile(store.path(rel), filesystem=fs).iter_batches(BATCH_ROWS)
+        file = pq.ParquetFile(store.path(rel), filesystem=fs)
+        meta = file.metadata
+        wide = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        self._batches = file.iter_batches(rows_per_batch(wide / max(meta.num_rows, 1)))
         self.schema, self.order = schema, order
         self.batch: pa.RecordBatch | None = None
         self.pos = 0
@@ -108,27 +120,31 @@ class OldRows:
 
 
 class Writer:
-    """Sorted rows of one range into files of ``rows_per_group``-row row groups, rolling to a new
-    file at a key boundary once a file has ``rows_per_file`` rows."""
+    """Sorted rows of one range into files of row groups of ``rows_per_group`` rows (fewer when
+    they would exceed ``group_bytes``), rolling to a new file at a key boundary once a file has
+    ``rows_per_file`` rows. It holds at most one row group of Arrow data (plus a few rows as
+    Python tuples), however the rows arrive."""
 
     def __init__(self, store: Store, kind: str, rel_dir: str, rng: int, schema: pa.Schema,
-                 rows_per_group: int, rows_per_file: int):
+                 rows_per_group: int, rows_per_file: int, group_bytes: int):
         self.store, self.kind, self.rel_dir, self.range = store, kind, rel_dir, rng
         self.schema, self.per_group, self.per_file = schema, rows_per_group, rows_per_file
+        self.group_bytes = group_bytes
         self.key_col = schema.names.index("key") if kind == "update" else 0
         self.part, self.meta = 0, []
+        self.buf_rows = 256  # tuples converted at once; adapted to the rows' width
         self._reset()
 
     def _reset(self) -> None:
         self.buf: list[tuple] = []
         self.pending: list[pa.RecordBatch] = []
-        self.pending_rows = self.rows = 0
+        self.pending_rows = self.pending_bytes = self.rows = 0
         self.first = self.last = None
         self.file: pq.ParquetWriter | None = None
 
     def rows_(self, row: tuple) -> None:
         self.buf.append(row)
-        if len(self.buf) >= 4096:
+        if len(self.buf) >= self.buf_rows:
             self._buf_to_batch()
 
     def slice(self, batch: pa.RecordBatch) -> None:
@@ -139,8 +155,10 @@ class Writer:
         if self.buf:
             cols = list(zip(*self.buf))
             arrays = [pa.array(c, type=f.type) for c, f in zip(cols, self.schema)]
+            batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+            self.buf_rows = rows_per_batch(batch.nbytes / batch.num_rows, 4096)
             self.buf = []
-            self._add(pa.RecordBatch.from_arrays(arrays, schema=self.schema))
+            self._add(batch)
 
     def _add(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
@@ -150,15 +168,24 @@ class Writer:
         self.last = batch.column(self.key_col)[batch.num_rows - 1].as_py()
         self.pending.append(batch)
         self.pending_rows += batch.num_rows
+        self.pending_bytes += batch.nbytes
         self.rows += batch.num_rows
-        if self.pending_rows >= self.per_group:
+        while self.pending_rows >= self.per_group or (self.pending_bytes >= self.group_bytes
+                                                      and self.pending_rows):
             self._write(final=False)
 
     def _write(self, final: bool) -> None:
-        if not self.pending:
+        """Write one row group from the front of ``pending`` (all of it if ``final``)."""
+        if not self.pending_rows:
             return
         table = pa.Table.from_batches(self.pending, schema=self.schema)
-        cut = table.num_rows if final else (table.num_rows // self.per_group) * self.per_group
+        if final:
+            cut = table.num_rows
+        elif self.pending_rows >= self.per_group and self.pending_bytes < self.group_bytes:
+            cut = self.per_group
+        else:  # wide rows: a row group of about group_bytes
+            cut = max(1, min(self.per_group,
+                             int(table.num_rows * self.group_bytes / max(self.pending_bytes, 1))))
         if self.file is None:
             fs, _ = self.store.fs()
             name = f"r{self.range:05d}-p{self.part:03d}-{uuid.uuid4().hex[:12]}.parquet"
@@ -166,10 +193,11 @@ class Writer:
             fs.create_dir(self.store.path(self.rel_dir), recursive=True)
             self.file = pq.ParquetWriter(self.store.path(self.rel), self.schema, filesystem=fs,
                                          compression="snappy")
-        self.file.write_table(table.slice(0, cut), row_group_size=self.per_group)
+        self.file.write_table(table.slice(0, cut), row_group_size=max(cut, 1))
         rest = table.slice(cut)
-        self.pending = rest.to_batches()
+        self.pending = [b for b in rest.to_batches() if b.num_rows]
         self.pending_rows = rest.num_rows
+        self.pending_bytes = sum(b.nbytes for b in self.pending)
 
     def at_key_boundary(self) -> None:
         if self.rows + len(self.buf) >= self.per_file:
@@ -178,7 +206,9 @@ class Writer:
     def close(self) -> None:
         self._buf_to_batch()
         if self.rows:
-            self._write(final=True)
+            while self.pending_rows:
+                self._write(final=self.pending_rows <= self.per_group
+                            and self.pending_bytes <= self.group_bytes)
             self.file.close()
             fs, _ = self.store.fs()
             size = fs.get_file_info(self.store.path(self.rel)).size
@@ -192,7 +222,7 @@ class Writer:
 
 def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | None],
                k1: DataType, k2: DataType, v: DataType | None, rel_dir: str,
-               rows_per_group: int, rows_per_file: int,
+               rows_per_group: int, rows_per_file: int, group_bytes: int,
                preserve: Callable[[Any, Any], Any] | None = None, next_id: int = 1,
                ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function merging each range in its partition; ``kind`` is
@@ -217,9 +247,9 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
             rng = row[0]
             old = OldRows(store, old_files[rng], schema, o1) if old_files.get(rng) else None
             out = Writer(store, kind, f"{rel_dir}/{kind}", rng, schema, rows_per_group,
-                         rows_per_file)
+                         rows_per_file, group_bytes)
             upd = Writer(store, "update", f"{rel_dir}/update", rng, upd_schema, rows_per_group,
-                         rows_per_file) if upd_schema else None
+                         rows_per_file, group_bytes) if upd_schema else None
             while row is not None and row[0] == rng:
                 sk = o1(row[1])
                 if old is not None:

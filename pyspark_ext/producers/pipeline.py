@@ -51,12 +51,14 @@ class Node:
 class Pipeline:
     """Stages of Produce functions over key-sorted Parquet, updated incrementally.
 
-    ``rows_per_row_group`` and ``rows_per_file`` default to the confs
-    ``spark.pyspark_ext.producers.rowsPerRowGroup`` (65536) and ``...rowsPerFile`` (1048576).
+    ``rows_per_row_group``, ``row_group_bytes`` and ``rows_per_file`` default to the confs
+    ``spark.pyspark_ext.producers.rowsPerRowGroup`` (65536), ``...rowGroupBytes`` (64 MiB) and
+    ``...rowsPerFile`` (1048576).
     """
 
     def __init__(self, spark: SparkSession, path: str, *, rows_per_row_group: int | None = None,
-                 rows_per_file: int | None = None, partitions: int | None = None):
+                 rows_per_file: int | None = None, partitions: int | None = None,
+                 row_group_bytes: int | None = None):
         self.spark = spark
         self.store = Store.at(path)
         self.nodes: dict[str, Node] = {}
@@ -64,6 +66,8 @@ class Pipeline:
         self.rows_per_group = rows_per_row_group or int(conf.get(CONF + "rowsPerRowGroup",
                                                                  "65536"))
         self.rows_per_file = rows_per_file or int(conf.get(CONF + "rowsPerFile", "1048576"))
+        self.row_group_bytes = row_group_bytes or int(conf.get(CONF + "rowGroupBytes",
+                                                               str(64 << 20)))
         self.partitions = partitions or int(conf.get("spark.sql.shuffle.partitions"))
         self.last_stats: dict[str, dict[str, Any]] = {}
 
@@ -229,7 +233,7 @@ class Pipeline:
                progress: Callable[..., None] | None) -> dict[str, Any]:
         ctx = incremental.Context(
             self.spark, self.store, target, self.rows_per_group, self.rows_per_file,
-            self.partitions, self.spark.conf.get(
+            self.row_group_bytes, self.partitions, self.spark.conf.get(
                 "spark.sql.execution.arrow.useLargeVarTypes", "false") == "true",
             self._crash)
         entries: dict[str, Any] = {}
