@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from pyspark_ext.producers import Add, Delete, Pipeline, Update
 
-EXAMPLES = int(os.environ.get("PYSPARK_EXT_PRODUCERS_EXAMPLES", "4"))
+#: random examples besides the explicit one (``LITERAL``); each is a run and up to three updates
+#: of a five-node DAG. More: PYSPARK_EXT_PRODUCERS_EXAMPLES=50
+EXAMPLES = int(os.environ.get("PYSPARK_EXT_PRODUCERS_EXAMPLES", "3"))
 KEYS = range(6)
 
 

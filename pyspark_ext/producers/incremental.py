@@ -107,20 +107,35 @@ def _assign_range(boundaries: list[Any], k1: DataType
     return run
 
 
+#: the fewest instructions worth a task of their own in a first run's merge
+TASK_ROWS = 65536
+
+
+def staged_rows(store: Store, rel: str) -> int:
+    """The rows of the Parquet files Spark wrote under ``rel``, from their footers (no job)."""
+    import pyarrow.parquet as pq
+    fs, _ = store.fs()
+    return sum(pq.ParquetFile(info.path, filesystem=fs).metadata.num_rows
+               for info in store.list(rel) if info.base_name.endswith(".parquet"))
+
+
 def merge_files(ctx: Context, kind: str, stage: str, old: list[dict[str, Any]],
                 instructions: DataFrame, k1: DataType, k2: DataType, v: DataType | None,
-                preserve: Callable[[Any, Any], Any] | None, next_id: int
+                preserve: Callable[[Any, Any], Any] | None, next_id: int, rows: int
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, dict[str, int]]:
-    """Merge sorted ``instructions`` (k1, k2, op[, value]) into the file set ``old``; returns the
-    new files, the update files (content only), the preserve counter and rewrite statistics."""
+    """Merge sorted ``instructions`` (k1, k2, op[, value]), at most ``rows`` of them, into the
+    file set ``old``; returns the new files, the update files (content only), the preserve
+    counter and rewrite statistics."""
     cols = ["range", "k1", "k2", "op"] + (["value"] if v is not None else [])
     instructions = instructions.select(F.lit(0).cast("int").alias("range"), *cols[1:])
     if not old:
-        rows = instructions.count()
         if rows == 0:
             return [], [], next_id, {"files_written": 0, "files_carried": 0, "bytes_written": 0}
+        # a task per file at least, and up to a task per row group for parallelism, but not for
+        # less than TASK_ROWS rows: one partition needs no sampling job for its range bounds
+        per_task = max(ctx.rows_per_group, TASK_ROWS)
         parts = 1 if preserve else max(1, math.ceil(rows / ctx.rows_per_file),
-                                       min(ctx.partitions, math.ceil(rows / ctx.rows_per_group)))
+                                       min(ctx.partitions, math.ceil(rows / per_task)))
         sorted_ = (instructions.repartitionByRange(parts, "k1")
                    .withColumn("range", F.spark_partition_id()))
         old_paths: dict[int, str | None] = {}
@@ -176,6 +191,10 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
             replaced = ctx.spark.createDataFrame([], mappings_schema(ks, kt))
         produced = staged.result()
         staged_at = time.time()
+        # instructions are at most these rows: sizes the first run's range partitioning
+        bound = staged_rows(ctx.store, f"{base}/produced") + (
+            staged_rows(ctx.store, f"{base}/replaced") if old is not None and old["key_mappings"]
+            else 0)
         nothing = F.lit(None).cast(v)
         content_instr = replaced.select(
             F.col("key").alias("k1"), F.col("source_key").alias("k2"),
@@ -186,17 +205,18 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
             F.col("source_key").alias("k1"), F.col("key").alias("k2"),
             F.lit(0).cast("tinyint").alias("op")).unionByName(
             produced.select(F.col("source_key").alias("k1"), F.col("key").alias("k2"),
-                            F.lit(1).cast("tinyint").alias("op")).distinct())
+                            F.lit(1).cast("tinyint").alias("op")))  # merge drops repeats
 
         def content_then_crash_point() -> tuple:
             out = merge_files(ctx, "content", stage, (old or {}).get("content", []),
-                              content_instr, kt, ks, v, preserve, (old or {}).get("next_id", 1))
+                              content_instr, kt, ks, v, preserve, (old or {}).get("next_id", 1),
+                              bound)
             ctx.crash("mid-stage", stage)
             return out
         merged_content = pool.submit(content_then_crash_point)
         mappings, _, _, mstats = merge_files(
             ctx, "key_mappings", stage, (old or {}).get("key_mappings", []), map_instr, ks, kt,
-            None, None, 1)
+            None, None, 1, bound)
         content, updates, next_id, cstats = merged_content.result()
     entry = {"key_type": kt.json(), "source_key_type": ks.json(), "value_type": v.json(),
              "content": content, "key_mappings": mappings, "update": updates,

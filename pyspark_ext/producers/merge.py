@@ -8,7 +8,7 @@ deletes every old row with that ``(k1, k2)``, ``op`` 1 inserts a row. Spark sort
 range's instructions together:
 
 * rows of the old file below the next instruction's ``k1`` are copied as Arrow slices (found by
-  binary search in the current batch), never converted to Python;
+  binary search over the current batch's keys), never converted to Python (only the keys are);
 * a ``k1`` that has instructions is merged row by row by ``k2`` and, for content, written to the
   update output too (``Add`` for the first row of a key the file did not have, ``Delete`` for a
   key left without rows, ``Update`` otherwise), with the stage's preserve hook applied to inserts.
@@ -18,6 +18,7 @@ an old file (the first run, or a stage that was empty) the same code writes the 
 """
 from __future__ import annotations
 
+import bisect
 import json
 import uuid
 from collections.abc import Callable, Iterator
@@ -49,21 +50,11 @@ def rows_per_batch(bytes_per_row: float, most: int = BATCH_ROWS) -> int:
     return max(1, min(most, int(BATCH_BYTES // max(bytes_per_row, 1.0))))
 
 
-def _bisect(column: pa.Array, lo: int, sk: Any, order: Callable[[Any], Any], right: bool) -> int:
-    """First index >= lo whose key sorts >= sk (> sk if ``right``)."""
-    hi = len(column)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        k = order(column[mid].as_py())
-        if k < sk or (right and k == sk):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 class OldRows:
-    """A forward cursor over one sorted file: bulk slices below a key, Python rows at a key."""
+    """A forward cursor over one sorted file: bulk slices below a key, Python rows at a key.
+
+    Each batch's k1 column is converted to Python once (when first searched), so finding an
+    instruction's key is a binary search over a list, with ``order`` applied per probe."""
 
     def __init__(self, store: Store, rel: str, schema: pa.Schema, order: Callable[[Any], Any]):
         fs, _ = store.fs()
@@ -73,6 +64,7 @@ class OldRows:
         self._batches = file.iter_batches(rows_per_batch(wide / max(meta.num_rows, 1)))
         self.schema, self.order = schema, order
         self.batch: pa.RecordBatch | None = None
+        self.keys: list[Any] | None = None
         self.pos = 0
         self._load()
 
@@ -82,18 +74,28 @@ class OldRows:
             if nxt is None:
                 self.batch = None
                 return
-            self.batch, self.pos = nxt.cast(self.schema), 0
+            self.batch, self.pos, self.keys = nxt.cast(self.schema), 0, None
+
+    def _keys(self) -> list[Any]:
+        if self.keys is None:
+            self.keys = self.batch.column(0).to_pylist()
+        return self.keys
+
+    def _find(self, sk: Any, right: bool) -> int:
+        """First index >= pos whose key sorts >= sk (> sk if ``right``)."""
+        find = bisect.bisect_right if right else bisect.bisect_left
+        return find(self._keys(), sk, self.pos, self.batch.num_rows, key=self.order)
 
     def peek(self) -> Any:
         """The sort key of the next row's k1, or None at the end."""
-        return None if self.batch is None else self.order(self.batch.column(0)[self.pos].as_py())
+        return None if self.batch is None else self.order(self._keys()[self.pos])
 
     def peek_row(self) -> dict[str, Any]:
         return self.batch.slice(self.pos, 1).to_pylist()[0]
 
     def before(self, sk: Any) -> Iterator[pa.RecordBatch]:
         while self.batch is not None:
-            end = _bisect(self.batch.column(0), self.pos, sk, self.order, right=False)
+            end = self._find(sk, right=False)
             if end > self.pos:
                 yield self.batch.slice(self.pos, end - self.pos)
             self.pos = end
@@ -103,7 +105,7 @@ class OldRows:
 
     def equal(self, sk: Any) -> Iterator[tuple]:
         while self.batch is not None:
-            end = _bisect(self.batch.column(0), self.pos, sk, self.order, right=True)
+            end = self._find(sk, right=True)
             if end > self.pos:
                 cols = [c.to_pylist() for c in self.batch.slice(self.pos, end - self.pos).columns]
                 self.pos = end
@@ -268,10 +270,15 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
                         row = next(rows, None)
                 group_key = row[1]
                 emitted = 0
+                last = None  # the last inserted k2: a source key's repeated mappings are one row
                 for kept, r in _merge_key(old.equal(sk) if existed else iter(()), instr(), o2):
                     if kept:
                         new = r
+                    elif v is None and last is not None and o2(r[2]) == last:
+                        continue
                     else:
+                        if v is None:
+                            last = o2(r[2])
                         value = r[4] if v is not None else None
                         if preserve is not None:
                             try:
