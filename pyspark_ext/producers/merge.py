@@ -107,9 +107,10 @@ class OldRows:
         while self.batch is not None:
             end = self._find(sk, right=True)
             if end > self.pos:
-                cols = [c.to_pylist() for c in self.batch.slice(self.pos, end - self.pos).columns]
+                rows = self.batch.slice(self.pos, end - self.pos)
+                keys = self._keys()[self.pos:end]
                 self.pos = end
-                yield from zip(*cols)
+                yield from zip(keys, *(c.to_pylist() for c in rows.columns[1:]))
             if self.batch is not None and end < self.batch.num_rows:
                 return
             self._load()
@@ -124,8 +125,9 @@ class OldRows:
 class Writer:
     """Sorted rows of one range into files of row groups of ``rows_per_group`` rows (fewer when
     they would exceed ``group_bytes``), rolling to a new file at a key boundary once a file has
-    ``rows_per_file`` rows. It holds at most one row group of Arrow data (plus a few rows as
-    Python tuples), however the rows arrive."""
+    ``rows_per_file`` rows. Rows arrive as Arrow slices (copied runs of an old file) and Python
+    tuples (merged keys), interleaved; the tuples are converted in bulk, not per run, and it holds
+    at most one row group of Arrow data plus ``buf_rows`` tuples, however the rows arrive."""
 
     def __init__(self, store: Store, kind: str, rel_dir: str, rng: int, schema: pa.Schema,
                  rows_per_group: int, rows_per_file: int, group_bytes: int):
@@ -139,48 +141,62 @@ class Writer:
 
     def _reset(self) -> None:
         self.buf: list[tuple] = []
-        self.pending: list[pa.RecordBatch] = []
+        # in order: Arrow batches, and ints counting the next tuples of ``buf``
+        self.pieces: list[pa.RecordBatch | int] = []
         self.pending_rows = self.pending_bytes = self.rows = 0
         self.first = self.last = None
         self.file: pq.ParquetWriter | None = None
 
     def rows_(self, row: tuple) -> None:
         self.buf.append(row)
+        if self.pieces and self.pieces[-1].__class__ is int:
+            self.pieces[-1] += 1
+        else:
+            self.pieces.append(1)
+        self.rows += 1
+        self.pending_rows += 1
         if len(self.buf) >= self.buf_rows:
-            self._buf_to_batch()
+            self._convert()
+            self._flush_full()
+        elif self.pending_rows >= self.per_group:
+            self._flush_full()
 
     def slice(self, batch: pa.RecordBatch) -> None:
-        self._buf_to_batch()
-        self._add(batch)
+        n = batch.num_rows
+        if n:
+            self.pieces.append(batch)
+            self.rows += n
+            self.pending_rows += n
+            self.pending_bytes += batch.nbytes
+            self._flush_full()
 
-    def _buf_to_batch(self) -> None:
-        if self.buf:
-            cols = list(zip(*self.buf))
-            arrays = [pa.array(c, type=f.type) for c, f in zip(cols, self.schema)]
-            batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-            self.buf_rows = rows_per_batch(batch.nbytes / batch.num_rows, 4096)
-            self.buf = []
-            self._add(batch)
-
-    def _add(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows == 0:
+    def _convert(self) -> None:
+        """The buffered tuples as one Arrow batch, sliced into the pieces that count them."""
+        if not self.buf:
             return
-        if self.first is None:
-            self.first = batch.column(self.key_col)[0].as_py()
-        self.last = batch.column(self.key_col)[batch.num_rows - 1].as_py()
-        self.pending.append(batch)
-        self.pending_rows += batch.num_rows
+        cols = list(zip(*self.buf))
+        arrays = [pa.array(c, type=f.type) for c, f in zip(cols, self.schema)]
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        self.buf_rows = rows_per_batch(batch.nbytes / batch.num_rows, 4096)
+        at = 0
+        for i, piece in enumerate(self.pieces):
+            if piece.__class__ is int:
+                self.pieces[i] = batch.slice(at, piece)
+                at += piece
         self.pending_bytes += batch.nbytes
-        self.rows += batch.num_rows
+        self.buf = []
+
+    def _flush_full(self) -> None:
         while self.pending_rows >= self.per_group or (self.pending_bytes >= self.group_bytes
                                                       and self.pending_rows):
             self._write(final=False)
 
     def _write(self, final: bool) -> None:
-        """Write one row group from the front of ``pending`` (all of it if ``final``)."""
+        """Write one row group from the front of the pending rows (all of them if ``final``)."""
+        self._convert()
         if not self.pending_rows:
             return
-        table = pa.Table.from_batches(self.pending, schema=self.schema)
+        table = pa.Table.from_batches(self.pieces, schema=self.schema)
         if final:
             cut = table.num_rows
         elif self.pending_rows >= self.per_group and self.pending_bytes < self.group_bytes:
@@ -195,19 +211,21 @@ class Writer:
             fs.create_dir(self.store.path(self.rel_dir), recursive=True)
             self.file = pq.ParquetWriter(self.store.path(self.rel), self.schema, filesystem=fs,
                                          compression="snappy")
+            self.first = table.column(self.key_col)[0].as_py()
         self.file.write_table(table.slice(0, cut), row_group_size=max(cut, 1))
+        self.last = table.column(self.key_col)[cut - 1].as_py()
         rest = table.slice(cut)
-        self.pending = [b for b in rest.to_batches() if b.num_rows]
+        self.pieces = [b for b in rest.to_batches() if b.num_rows]
         self.pending_rows = rest.num_rows
-        self.pending_bytes = sum(b.nbytes for b in self.pending)
+        self.pending_bytes = sum(b.nbytes for b in self.pieces)
 
     def at_key_boundary(self) -> None:
-        if self.rows + len(self.buf) >= self.per_file:
+        if self.rows >= self.per_file:
             self.close()
 
     def close(self) -> None:
-        self._buf_to_batch()
         if self.rows:
+            self._convert()
             while self.pending_rows:
                 self._write(final=self.pending_rows <= self.per_group
                             and self.pending_bytes <= self.group_bytes)
