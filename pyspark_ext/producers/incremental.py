@@ -7,7 +7,8 @@ For a stage with changed source keys ``C``:
 2. ``M``: the stage's old key_mappings rows whose source key is in ``C`` (a semi-join); its target
    keys are the affected keys whose old rows from these source keys must go.
 3. Content instructions: delete ``(k_t, k_s)`` for each row of ``M``, insert each row of ``R``.
-   Key_mappings instructions: delete each row of ``M``, insert the distinct ``(k_s, k_t)`` of ``R``.
+   Key_mappings instructions: delete each row of ``M``, insert the distinct ``(k_s, k_t)`` of ``R``,
+   less the pairs both deleted and inserted (unchanged).
 4. Each instruction gets the index of the content (or key_mappings) file whose key range holds it;
    Spark sorts the instructions only, and one merge per touched file writes its replacement and,
    for content, the update rows of the keys it touched. Files no instruction falls into are
@@ -201,11 +202,16 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
             F.lit(0).cast("tinyint").alias("op"), nothing.alias("value")).unionByName(
             produced.select(F.col("key").alias("k1"), F.col("source_key").alias("k2"),
                             F.lit(1).cast("tinyint").alias("op"), F.col("value")))
-        map_instr = replaced.select(
+        # A mapping both deleted and re-inserted (a changed source key that still produces the
+        # same target key, the usual case) is no change: only the net instructions reach the
+        # merge, so mapping files whose pairs did not change are carried over unread.
+        map_instr = (replaced.select(
             F.col("source_key").alias("k1"), F.col("key").alias("k2"),
             F.lit(0).cast("tinyint").alias("op")).unionByName(
             produced.select(F.col("source_key").alias("k1"), F.col("key").alias("k2"),
-                            F.lit(1).cast("tinyint").alias("op")))  # merge drops repeats
+                            F.lit(1).cast("tinyint").alias("op")))
+            .groupBy("k1", "k2").agg(F.min("op").alias("op"), F.max("op").alias("last"))
+            .filter("op = last").drop("last"))
 
         def content_then_crash_point() -> tuple:
             out = merge_files(ctx, "content", stage, (old or {}).get("content", []),

@@ -10,6 +10,7 @@ test tree on their path.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 from pyspark import cloudpickle
@@ -78,6 +79,7 @@ def _where_workers_import(batches):
 
 
 def run(spark: SparkSession, path: str, ship: bool = False) -> dict[str, Any]:
+    started = time.time()
     out: dict[str, Any] = {}
     if ship:
         out["shipped"] = ship_package(spark).rsplit("/", 1)[-1]
@@ -103,4 +105,6 @@ def run(spark: SparkSession, path: str, ship: bool = False) -> dict[str, Any]:
     for version in (1, 2):
         out[f"ids_v{version}"] = {r.key: r.value.id for r in
                                   p.content("ids", version=version).collect()}
+    print(f"producers check ({'shipped' if ship else 'local'}): {time.time() - started:.1f}s",
+          file=sys.stderr)
     return out
