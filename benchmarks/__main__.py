@@ -74,11 +74,11 @@ def _variant_queries(spark: SparkSession, metrics: InputBytes, label: str, rows:
 
 
 def run(suite: str, scale: int | None, out: Path, repeat: int | None,
-        kinds: tuple[str, ...] = ("sorted", "unsorted")) -> Path:
+        kinds: tuple[str, ...] = ("sorted", "unsorted"), baseline_rows: int | None = None) -> Path:
     spark = session()
     if suite == "producers":  # incremental pipelines: a suite of their own (benchmarks/producers.py)
         from .producers import run_producers
-        run_producers(spark, scale or 1_000_000, out)
+        run_producers(spark, scale or 1_000_000, out, baseline_rows)
         spark.stop()
         return out
     if suite == "peers":  # DuckDB against Spark on DuckDB's files (benchmarks/peers.py)
@@ -155,10 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", default=None, help="output directory (default benchmarks/out/<suite>)")
     r.add_argument("--dataset", default="both", choices=["sorted", "unsorted", "both"],
                    help="variant datasets of the path-limit and spec suites")
+    r.add_argument("--baseline-rows", type=int, default=None,
+                   help="producers: rows of the groupBy + applyInPandas baseline (default: "
+                        "min(scale, 200000); 0 skips it); its rows/s/core compare across sizes")
     args = parser.parse_args(argv)
     out = Path(args.out or Path(__file__).resolve().parent / "out" / args.suite)
     kinds = ("sorted", "unsorted") if args.dataset == "both" else (args.dataset,)
-    print(f"results in {run(args.suite, args.scale, out, args.repeat, kinds)}")
+    print(f"results in {run(args.suite, args.scale, out, args.repeat, kinds, args.baseline_rows)}")
     return 0
 
 

@@ -8,7 +8,10 @@ in local mode). Each check (nested pruning, every query shape of the nested-prun
 draft- and spec-layout path reads, per-file reads of files that shred differently, partitioned
 tables, row-group skipping with its run-time metrics, whole-value reconstruction, the writer,
 schema inference, the ``explain_read_schema`` report) must give the same result on the cluster
-as in local mode, and the same rows as stock Spark.
+as in local mode, and the same rows as stock Spark. A producers pipeline
+(``tests.deployments.producers_check``: run, update, a join, a merge, PreserveKeyValues) must
+store the same content and changes, its Python workers importing ``pyspark_ext`` from the zip
+``ship_package`` adds and the Produce functions pickled by value.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from typing import Any
 import pyspark
 import pytest
 
-from tests.deployments import checks
+from tests.deployments import checks, producers_check
 from tests.nested_shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +61,10 @@ def local(spark, cluster_process, tmp_path_factory) -> dict[str, Any]:
     their own: the checks' temp views (``events``...) must not replace the other modules'."""
     session = spark.newSession()
     assert session.conf.get("spark.pyspark_ext.strict") == "true"
-    return checks.run_checks(session, str(tmp_path_factory.mktemp("local")))
+    base = tmp_path_factory.mktemp("local")
+    results = checks.run_checks(session, str(base))
+    results["producers"] = producers_check.run(session, str(base / "producers"))
+    return results
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +139,15 @@ def test_what_the_cluster_read(cluster):
         assert scan["read_leaves"] < scan["full_leaves"]
     (scan,) = results["nested_row_groups"]["scans"]
     assert (scan["row_groups_read_metric"], scan["row_groups_skipped_metric"]) == (3, 7)
+
+
+def test_producers_pipeline_on_the_cluster_equals_local_mode(cluster, local):
+    got, want = cluster["producers"], local["producers"]
+    shipped = got.pop("shipped")
+    # every worker imported pyspark_ext from the shipped zip, and not the pipeline's module
+    assert got.pop("workers") == [[shipped, False]]
+    assert got == want
+    assert want["ids_v2_changes"] and want["merged_v2_changes"] and want["joined_v2_content"]
+    first, second = want["ids_v1"], want["ids_v2"]  # a stable, distinct id per name
+    assert len(set(second.values())) == len(second)
+    assert all(second[n] == i for n, i in first.items() if n in second) and second != first

@@ -9,5 +9,7 @@
 from .errors import ProducerError
 from .pipeline import Add, Delete, Node, Pipeline, Update
 from .preserve import next_id
+from .ship import ship_package
 
-__all__ = ["Add", "Delete", "Node", "Pipeline", "ProducerError", "Update", "next_id"]
+__all__ = ["Add", "Delete", "Node", "Pipeline", "ProducerError", "Update", "next_id",
+           "ship_package"]

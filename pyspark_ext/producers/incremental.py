@@ -7,7 +7,8 @@ For a stage with changed source keys ``C``:
 2. ``M``: the stage's old key_mappings rows whose source key is in ``C`` (a semi-join); its target
    keys are the affected keys whose old rows from these source keys must go.
 3. Content instructions: delete ``(k_t, k_s)`` for each row of ``M``, insert each row of ``R``.
-   Key_mappings instructions: delete each row of ``M``, insert the distinct ``(k_s, k_t)`` of ``R``.
+   Key_mappings instructions: delete each row of ``M``, insert the distinct ``(k_s, k_t)`` of ``R``,
+   less the pairs both deleted and inserted (unchanged).
 4. Each instruction gets the index of the content (or key_mappings) file whose key range holds it;
    Spark sorts the instructions only, and one merge per touched file writes its replacement and,
    for content, the update rows of the keys it touched. Files no instruction falls into are
@@ -43,6 +44,7 @@ class Context:
     version: int
     rows_per_group: int
     rows_per_file: int
+    row_group_bytes: int
     partitions: int
     large: bool
     crash: Callable[[str, str], None]
@@ -106,20 +108,35 @@ def _assign_range(boundaries: list[Any], k1: DataType
     return run
 
 
+#: the fewest instructions worth a task of their own in a first run's merge
+TASK_ROWS = 65536
+
+
+def staged_rows(store: Store, rel: str) -> int:
+    """The rows of the Parquet files Spark wrote under ``rel``, from their footers (no job)."""
+    import pyarrow.parquet as pq
+    fs, _ = store.fs()
+    return sum(pq.ParquetFile(info.path, filesystem=fs).metadata.num_rows
+               for info in store.list(rel) if info.base_name.endswith(".parquet"))
+
+
 def merge_files(ctx: Context, kind: str, stage: str, old: list[dict[str, Any]],
                 instructions: DataFrame, k1: DataType, k2: DataType, v: DataType | None,
-                preserve: Callable[[Any, Any], Any] | None, next_id: int
+                preserve: Callable[[Any, Any], Any] | None, next_id: int, rows: int
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, dict[str, int]]:
-    """Merge sorted ``instructions`` (k1, k2, op[, value]) into the file set ``old``; returns the
-    new files, the update files (content only), the preserve counter and rewrite statistics."""
+    """Merge sorted ``instructions`` (k1, k2, op[, value]), at most ``rows`` of them, into the
+    file set ``old``; returns the new files, the update files (content only), the preserve
+    counter and rewrite statistics."""
     cols = ["range", "k1", "k2", "op"] + (["value"] if v is not None else [])
     instructions = instructions.select(F.lit(0).cast("int").alias("range"), *cols[1:])
     if not old:
-        rows = instructions.count()
         if rows == 0:
             return [], [], next_id, {"files_written": 0, "files_carried": 0, "bytes_written": 0}
+        # a task per file at least, and up to a task per row group for parallelism, but not for
+        # less than TASK_ROWS rows: one partition needs no sampling job for its range bounds
+        per_task = max(ctx.rows_per_group, TASK_ROWS)
         parts = 1 if preserve else max(1, math.ceil(rows / ctx.rows_per_file),
-                                       min(ctx.partitions, math.ceil(rows / ctx.rows_per_group)))
+                                       min(ctx.partitions, math.ceil(rows / per_task)))
         sorted_ = (instructions.repartitionByRange(parts, "k1")
                    .withColumn("range", F.spark_partition_id()))
         old_paths: dict[int, str | None] = {}
@@ -131,7 +148,7 @@ def merge_files(ctx: Context, kind: str, stage: str, old: list[dict[str, Any]],
     sorted_ = sorted_.sortWithinPartitions(*cols[:4]).select(*cols)
     task = merge_task(ctx.store, kind, stage, old_paths, k1, k2, v,
                       f"{version_dir(ctx.version)}/{stage}", ctx.rows_per_group,
-                      ctx.rows_per_file, preserve, next_id)
+                      ctx.rows_per_file, ctx.row_group_bytes, preserve, next_id)
     meta = [r.asDict() for r in sorted_.mapInArrow(task, META_SCHEMA).collect()]
     done = {m["range"] for m in meta if m["kind"] == "done"}
     counter = max([m["next_id"] for m in meta if m["kind"] == "done"] or [next_id])
@@ -174,27 +191,38 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
         else:
             replaced = ctx.spark.createDataFrame([], mappings_schema(ks, kt))
         produced = staged.result()
+        staged_at = time.time()
+        # instructions are at most these rows: sizes the first run's range partitioning
+        bound = staged_rows(ctx.store, f"{base}/produced") + (
+            staged_rows(ctx.store, f"{base}/replaced") if old is not None and old["key_mappings"]
+            else 0)
         nothing = F.lit(None).cast(v)
         content_instr = replaced.select(
             F.col("key").alias("k1"), F.col("source_key").alias("k2"),
             F.lit(0).cast("tinyint").alias("op"), nothing.alias("value")).unionByName(
             produced.select(F.col("key").alias("k1"), F.col("source_key").alias("k2"),
                             F.lit(1).cast("tinyint").alias("op"), F.col("value")))
-        map_instr = replaced.select(
+        # A mapping both deleted and re-inserted (a changed source key that still produces the
+        # same target key, the usual case) is no change: only the net instructions reach the
+        # merge, so mapping files whose pairs did not change are carried over unread.
+        map_instr = (replaced.select(
             F.col("source_key").alias("k1"), F.col("key").alias("k2"),
             F.lit(0).cast("tinyint").alias("op")).unionByName(
             produced.select(F.col("source_key").alias("k1"), F.col("key").alias("k2"),
-                            F.lit(1).cast("tinyint").alias("op")).distinct())
+                            F.lit(1).cast("tinyint").alias("op")))
+            .groupBy("k1", "k2").agg(F.min("op").alias("op"), F.max("op").alias("last"))
+            .filter("op = last").drop("last"))
 
         def content_then_crash_point() -> tuple:
             out = merge_files(ctx, "content", stage, (old or {}).get("content", []),
-                              content_instr, kt, ks, v, preserve, (old or {}).get("next_id", 1))
+                              content_instr, kt, ks, v, preserve, (old or {}).get("next_id", 1),
+                              bound)
             ctx.crash("mid-stage", stage)
             return out
         merged_content = pool.submit(content_then_crash_point)
         mappings, _, _, mstats = merge_files(
             ctx, "key_mappings", stage, (old or {}).get("key_mappings", []), map_instr, ks, kt,
-            None, None, 1)
+            None, None, 1, bound)
         content, updates, next_id, cstats = merged_content.result()
     entry = {"key_type": kt.json(), "source_key_type": ks.json(), "value_type": v.json(),
              "content": content, "key_mappings": mappings, "update": updates,
@@ -205,7 +233,10 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
              "files_carried": cstats["files_carried"] + mstats["files_carried"],
              "files_rewritten": cstats.get("files_rewritten", 0) + mstats.get("files_rewritten", 0),
              "bytes_written": cstats["bytes_written"] + mstats["bytes_written"],
-             "seconds": round(time.time() - started, 3)}
+             "seconds": round(time.time() - started, 3),
+             # where the time went: Produce and the replaced mappings, then the two merges
+             "seconds_inputs": round(staged_at - started, 3),
+             "seconds_merges": round(time.time() - staged_at, 3)}
     entry["stats"] = stats
     return Step(entry, stats)
 

@@ -8,7 +8,7 @@ deletes every old row with that ``(k1, k2)``, ``op`` 1 inserts a row. Spark sort
 range's instructions together:
 
 * rows of the old file below the next instruction's ``k1`` are copied as Arrow slices (found by
-  binary search in the current batch), never converted to Python;
+  binary search over the current batch's keys), never converted to Python (only the keys are);
 * a ``k1`` that has instructions is merged row by row by ``k2`` and, for content, written to the
   update output too (``Add`` for the first row of a key the file did not have, ``Delete`` for a
   key left without rows, ``Update`` otherwise), with the stage's preserve hook applied to inserts.
@@ -18,6 +18,7 @@ an old file (the first run, or a stage that was empty) the same code writes the 
 """
 from __future__ import annotations
 
+import bisect
 import json
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,30 +38,33 @@ META_SCHEMA = ("kind string, range int, part int, path string, rows long, bytes 
 _META_ARROW = pa.schema([("kind", pa.string()), ("range", pa.int32()), ("part", pa.int32()),
                          ("path", pa.string()), ("rows", pa.int64()), ("bytes", pa.int64()),
                          ("first", pa.string()), ("last", pa.string()), ("next_id", pa.int64())])
+#: the most rows of an old file read at once; fewer when its rows are wide (``BATCH_BYTES``)
 BATCH_ROWS = 65536
+#: the bytes of Arrow data a worker aims to hold at once per reader or writer buffer, so that a
+#: key's values (however many) pass through in pieces of about this size
+BATCH_BYTES = 4 << 20
 
 
-def _bisect(column: pa.Array, lo: int, sk: Any, order: Callable[[Any], Any], right: bool) -> int:
-    """First index >= lo whose key sorts >= sk (> sk if ``right``)."""
-    hi = len(column)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        k = order(column[mid].as_py())
-        if k < sk or (right and k == sk):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+def rows_per_batch(bytes_per_row: float, most: int = BATCH_ROWS) -> int:
+    """How many rows of ``bytes_per_row`` fit in ``BATCH_BYTES`` (at least 1, at most ``most``)."""
+    return max(1, min(most, int(BATCH_BYTES // max(bytes_per_row, 1.0))))
 
 
 class OldRows:
-    """A forward cursor over one sorted file: bulk slices below a key, Python rows at a key."""
+    """A forward cursor over one sorted file: bulk slices below a key, Python rows at a key.
+
+    Each batch's k1 column is converted to Python once (when first searched), so finding an
+    instruction's key is a binary search over a list, with ``order`` applied per probe."""
 
     def __init__(self, store: Store, rel: str, schema: pa.Schema, order: Callable[[Any], Any]):
         fs, _ = store.fs()
-        self._batches = pq.ParquetFile(store.path(rel), filesystem=fs).iter_batches(BATCH_ROWS)
+        file = pq.ParquetFile(store.path(rel), filesystem=fs)
+        meta = file.metadata
+        wide = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        self._batches = file.iter_batches(rows_per_batch(wide / max(meta.num_rows, 1)))
         self.schema, self.order = schema, order
         self.batch: pa.RecordBatch | None = None
+        self.keys: list[Any] | None = None
         self.pos = 0
         self._load()
 
@@ -70,18 +74,28 @@ class OldRows:
             if nxt is None:
                 self.batch = None
                 return
-            self.batch, self.pos = nxt.cast(self.schema), 0
+            self.batch, self.pos, self.keys = nxt.cast(self.schema), 0, None
+
+    def _keys(self) -> list[Any]:
+        if self.keys is None:
+            self.keys = self.batch.column(0).to_pylist()
+        return self.keys
+
+    def _find(self, sk: Any, right: bool) -> int:
+        """First index >= pos whose key sorts >= sk (> sk if ``right``)."""
+        find = bisect.bisect_right if right else bisect.bisect_left
+        return find(self._keys(), sk, self.pos, self.batch.num_rows, key=self.order)
 
     def peek(self) -> Any:
         """The sort key of the next row's k1, or None at the end."""
-        return None if self.batch is None else self.order(self.batch.column(0)[self.pos].as_py())
+        return None if self.batch is None else self.order(self._keys()[self.pos])
 
     def peek_row(self) -> dict[str, Any]:
         return self.batch.slice(self.pos, 1).to_pylist()[0]
 
     def before(self, sk: Any) -> Iterator[pa.RecordBatch]:
         while self.batch is not None:
-            end = _bisect(self.batch.column(0), self.pos, sk, self.order, right=False)
+            end = self._find(sk, right=False)
             if end > self.pos:
                 yield self.batch.slice(self.pos, end - self.pos)
             self.pos = end
@@ -91,11 +105,12 @@ class OldRows:
 
     def equal(self, sk: Any) -> Iterator[tuple]:
         while self.batch is not None:
-            end = _bisect(self.batch.column(0), self.pos, sk, self.order, right=True)
+            end = self._find(sk, right=True)
             if end > self.pos:
-                cols = [c.to_pylist() for c in self.batch.slice(self.pos, end - self.pos).columns]
+                rows = self.batch.slice(self.pos, end - self.pos)
+                keys = self._keys()[self.pos:end]
                 self.pos = end
-                yield from zip(*cols)
+                yield from zip(keys, *(c.to_pylist() for c in rows.columns[1:]))
             if self.batch is not None and end < self.batch.num_rows:
                 return
             self._load()
@@ -108,57 +123,87 @@ class OldRows:
 
 
 class Writer:
-    """Sorted rows of one range into files of ``rows_per_group``-row row groups, rolling to a new
-    file at a key boundary once a file has ``rows_per_file`` rows."""
+    """Sorted rows of one range into files of row groups of ``rows_per_group`` rows (fewer when
+    they would exceed ``group_bytes``), rolling to a new file at a key boundary once a file has
+    ``rows_per_file`` rows. Rows arrive as Arrow slices (copied runs of an old file) and Python
+    tuples (merged keys), interleaved; the tuples are converted in bulk, not per run, and it holds
+    at most one row group of Arrow data plus ``buf_rows`` tuples, however the rows arrive."""
 
     def __init__(self, store: Store, kind: str, rel_dir: str, rng: int, schema: pa.Schema,
-                 rows_per_group: int, rows_per_file: int):
+                 rows_per_group: int, rows_per_file: int, group_bytes: int):
         self.store, self.kind, self.rel_dir, self.range = store, kind, rel_dir, rng
         self.schema, self.per_group, self.per_file = schema, rows_per_group, rows_per_file
+        self.group_bytes = group_bytes
         self.key_col = schema.names.index("key") if kind == "update" else 0
         self.part, self.meta = 0, []
+        self.buf_rows = 256  # tuples converted at once; adapted to the rows' width
         self._reset()
 
     def _reset(self) -> None:
         self.buf: list[tuple] = []
-        self.pending: list[pa.RecordBatch] = []
-        self.pending_rows = self.rows = 0
+        # in order: Arrow batches, and ints counting the next tuples of ``buf``
+        self.pieces: list[pa.RecordBatch | int] = []
+        self.pending_rows = self.pending_bytes = self.rows = 0
         self.first = self.last = None
         self.file: pq.ParquetWriter | None = None
 
     def rows_(self, row: tuple) -> None:
         self.buf.append(row)
-        if len(self.buf) >= 4096:
-            self._buf_to_batch()
+        if self.pieces and self.pieces[-1].__class__ is int:
+            self.pieces[-1] += 1
+        else:
+            self.pieces.append(1)
+        self.rows += 1
+        self.pending_rows += 1
+        if len(self.buf) >= self.buf_rows:
+            self._convert()
+            self._flush_full()
+        elif self.pending_rows >= self.per_group:
+            self._flush_full()
 
     def slice(self, batch: pa.RecordBatch) -> None:
-        self._buf_to_batch()
-        self._add(batch)
+        n = batch.num_rows
+        if n:
+            self.pieces.append(batch)
+            self.rows += n
+            self.pending_rows += n
+            self.pending_bytes += batch.nbytes
+            self._flush_full()
 
-    def _buf_to_batch(self) -> None:
-        if self.buf:
-            cols = list(zip(*self.buf))
-            arrays = [pa.array(c, type=f.type) for c, f in zip(cols, self.schema)]
-            self.buf = []
-            self._add(pa.RecordBatch.from_arrays(arrays, schema=self.schema))
-
-    def _add(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows == 0:
+    def _convert(self) -> None:
+        """The buffered tuples as one Arrow batch, sliced into the pieces that count them."""
+        if not self.buf:
             return
-        if self.first is None:
-            self.first = batch.column(self.key_col)[0].as_py()
-        self.last = batch.column(self.key_col)[batch.num_rows - 1].as_py()
-        self.pending.append(batch)
-        self.pending_rows += batch.num_rows
-        self.rows += batch.num_rows
-        if self.pending_rows >= self.per_group:
+        cols = list(zip(*self.buf))
+        arrays = [pa.array(c, type=f.type) for c, f in zip(cols, self.schema)]
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        self.buf_rows = rows_per_batch(batch.nbytes / batch.num_rows, 4096)
+        at = 0
+        for i, piece in enumerate(self.pieces):
+            if piece.__class__ is int:
+                self.pieces[i] = batch.slice(at, piece)
+                at += piece
+        self.pending_bytes += batch.nbytes
+        self.buf = []
+
+    def _flush_full(self) -> None:
+        while self.pending_rows >= self.per_group or (self.pending_bytes >= self.group_bytes
+                                                      and self.pending_rows):
             self._write(final=False)
 
     def _write(self, final: bool) -> None:
-        if not self.pending:
+        """Write one row group from the front of the pending rows (all of them if ``final``)."""
+        self._convert()
+        if not self.pending_rows:
             return
-        table = pa.Table.from_batches(self.pending, schema=self.schema)
-        cut = table.num_rows if final else (table.num_rows // self.per_group) * self.per_group
+        table = pa.Table.from_batches(self.pieces, schema=self.schema)
+        if final:
+            cut = table.num_rows
+        elif self.pending_rows >= self.per_group and self.pending_bytes < self.group_bytes:
+            cut = self.per_group
+        else:  # wide rows: a row group of about group_bytes
+            cut = max(1, min(self.per_group,
+                             int(table.num_rows * self.group_bytes / max(self.pending_bytes, 1))))
         if self.file is None:
             fs, _ = self.store.fs()
             name = f"r{self.range:05d}-p{self.part:03d}-{uuid.uuid4().hex[:12]}.parquet"
@@ -166,19 +211,24 @@ class Writer:
             fs.create_dir(self.store.path(self.rel_dir), recursive=True)
             self.file = pq.ParquetWriter(self.store.path(self.rel), self.schema, filesystem=fs,
                                          compression="snappy")
-        self.file.write_table(table.slice(0, cut), row_group_size=self.per_group)
+            self.first = table.column(self.key_col)[0].as_py()
+        self.file.write_table(table.slice(0, cut), row_group_size=max(cut, 1))
+        self.last = table.column(self.key_col)[cut - 1].as_py()
         rest = table.slice(cut)
-        self.pending = rest.to_batches()
+        self.pieces = [b for b in rest.to_batches() if b.num_rows]
         self.pending_rows = rest.num_rows
+        self.pending_bytes = sum(b.nbytes for b in self.pieces)
 
     def at_key_boundary(self) -> None:
-        if self.rows + len(self.buf) >= self.per_file:
+        if self.rows >= self.per_file:
             self.close()
 
     def close(self) -> None:
-        self._buf_to_batch()
         if self.rows:
-            self._write(final=True)
+            self._convert()
+            while self.pending_rows:
+                self._write(final=self.pending_rows <= self.per_group
+                            and self.pending_bytes <= self.group_bytes)
             self.file.close()
             fs, _ = self.store.fs()
             size = fs.get_file_info(self.store.path(self.rel)).size
@@ -192,7 +242,7 @@ class Writer:
 
 def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | None],
                k1: DataType, k2: DataType, v: DataType | None, rel_dir: str,
-               rows_per_group: int, rows_per_file: int,
+               rows_per_group: int, rows_per_file: int, group_bytes: int,
                preserve: Callable[[Any, Any], Any] | None = None, next_id: int = 1,
                ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function merging each range in its partition; ``kind`` is
@@ -217,9 +267,9 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
             rng = row[0]
             old = OldRows(store, old_files[rng], schema, o1) if old_files.get(rng) else None
             out = Writer(store, kind, f"{rel_dir}/{kind}", rng, schema, rows_per_group,
-                         rows_per_file)
+                         rows_per_file, group_bytes)
             upd = Writer(store, "update", f"{rel_dir}/update", rng, upd_schema, rows_per_group,
-                         rows_per_file) if upd_schema else None
+                         rows_per_file, group_bytes) if upd_schema else None
             while row is not None and row[0] == rng:
                 sk = o1(row[1])
                 if old is not None:
@@ -238,10 +288,15 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
                         row = next(rows, None)
                 group_key = row[1]
                 emitted = 0
+                last = None  # the last inserted k2: a source key's repeated mappings are one row
                 for kept, r in _merge_key(old.equal(sk) if existed else iter(()), instr(), o2):
                     if kept:
                         new = r
+                    elif v is None and last is not None and o2(r[2]) == last:
+                        continue
                     else:
+                        if v is None:
+                            last = o2(r[2])
                         value = r[4] if v is not None else None
                         if preserve is not None:
                             try:

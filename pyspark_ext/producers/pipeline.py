@@ -3,13 +3,15 @@
 A pipeline is code (its stages' functions) plus a directory of committed versions. ``run`` makes
 version 1 from unsorted input; ``update`` makes version N+1 from changes; both take the
 pipeline's lease, write every stage in DAG order beside version N, and commit with one atomic
-manifest write, so a failure or crash at any point leaves version N as it was.
+manifest write, so a failure or crash at any point leaves version N as it was. Stages of one
+level of the DAG (no path between them) are written side by side.
 """
 from __future__ import annotations
 
 import logging
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,12 +53,14 @@ class Node:
 class Pipeline:
     """Stages of Produce functions over key-sorted Parquet, updated incrementally.
 
-    ``rows_per_row_group`` and ``rows_per_file`` default to the confs
-    ``spark.pyspark_ext.producers.rowsPerRowGroup`` (65536) and ``...rowsPerFile`` (1048576).
+    ``rows_per_row_group``, ``row_group_bytes`` and ``rows_per_file`` default to the confs
+    ``spark.pyspark_ext.producers.rowsPerRowGroup`` (65536), ``...rowGroupBytes`` (64 MiB) and
+    ``...rowsPerFile`` (1048576).
     """
 
     def __init__(self, spark: SparkSession, path: str, *, rows_per_row_group: int | None = None,
-                 rows_per_file: int | None = None, partitions: int | None = None):
+                 rows_per_file: int | None = None, partitions: int | None = None,
+                 row_group_bytes: int | None = None):
         self.spark = spark
         self.store = Store.at(path)
         self.nodes: dict[str, Node] = {}
@@ -64,6 +68,8 @@ class Pipeline:
         self.rows_per_group = rows_per_row_group or int(conf.get(CONF + "rowsPerRowGroup",
                                                                  "65536"))
         self.rows_per_file = rows_per_file or int(conf.get(CONF + "rowsPerFile", "1048576"))
+        self.row_group_bytes = row_group_bytes or int(conf.get(CONF + "rowGroupBytes",
+                                                               str(64 << 20)))
         self.partitions = partitions or int(conf.get("spark.sql.shuffle.partitions"))
         self.last_stats: dict[str, dict[str, Any]] = {}
 
@@ -107,6 +113,19 @@ class Pipeline:
     def order(self) -> list[Node]:
         """Stages in DAG order (definition order is one, as feeders must exist first)."""
         return list(self.nodes.values())
+
+    def levels(self) -> list[list[Node]]:
+        """The nodes by depth in the DAG (sources 0, a stage one more than its deepest feeder):
+        a level's nodes depend on earlier levels only, so they are written side by side."""
+        depth: dict[str, int] = {}
+        out: list[list[Node]] = []
+        for node in self.order():
+            d = 0 if node.is_source else 1 + max(depth[f.name] for side in node.sides
+                                                 for f in side)
+            depth[node.name] = d
+            out += [[] for _ in range(d + 1 - len(out))]
+            out[d].append(node)
+        return out
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -229,12 +248,13 @@ class Pipeline:
                progress: Callable[..., None] | None) -> dict[str, Any]:
         ctx = incremental.Context(
             self.spark, self.store, target, self.rows_per_group, self.rows_per_file,
-            self.partitions, self.spark.conf.get(
+            self.row_group_bytes, self.partitions, self.spark.conf.get(
                 "spark.sql.execution.arrow.useLargeVarTypes", "false") == "true",
             self._crash)
         entries: dict[str, Any] = {}
-        nodes = self.order()
-        for i, node in enumerate(nodes):
+        last = self.order()[-1]
+
+        def write(node: Node) -> incremental.Step:
             if progress:
                 progress(node.name, "start", {})
             prior = old.get(node.name)
@@ -242,12 +262,21 @@ class Pipeline:
                 step = _source_step(self, ctx, node, prior, inputs.get(node.name))
             else:
                 step = _stage_step(self, ctx, node, prior, entries)
-            entries[node.name] = step.entry
-            self.last_stats[node.name] = step.stats
             if progress:
                 progress(node.name, "done", step.stats)
-            if i < len(nodes) - 1:
-                self._crash("between-stages", node.name)
+            return step
+        # A stage's step is a few small Spark jobs one after another: independent stages run
+        # side by side so that their jobs share the cluster instead of queueing behind each other.
+        levels = self.levels()
+        with ThreadPoolExecutor(max(len(level) for level in levels)) as pool:
+            for level in levels:
+                steps = [pool.submit(write, node) for node in level]
+                for node, step in zip(level, steps):
+                    entries[node.name] = step.result().entry
+                    self.last_stats[node.name] = step.result().stats
+                for node in level:
+                    if node is not last:
+                        self._crash("between-stages", node.name)
         return entries
 
 

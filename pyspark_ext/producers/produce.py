@@ -4,8 +4,9 @@ The input of a stage arrives as Arrow batches of ``(key, side, value_0, ..., val
 ``(key, side)`` within each partition (Spark sorted them; equal keys share a partition). Adjacent
 rows with equal keys form a group; Produce gets the group's key and one lazy iterator per side,
 which pulls the next Arrow batch only when it runs out of rows. Nothing holds more than one Arrow
-batch of input (``spark.sql.execution.arrow.maxRecordsPerBatch`` rows) and one output buffer,
-however many values a key has. An iterator is single-pass: reading side 1 first passes over the
+batch of input (at most ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows and
+``...maxBytesPerBatch`` bytes) and one output buffer of about ``merge.BATCH_BYTES``, however many
+values a key has. An iterator is single-pass: reading side 1 first passes over the
 rest of side 0, which then cannot be read.
 """
 from __future__ import annotations
@@ -17,9 +18,10 @@ import pyarrow as pa
 from pyspark.sql.types import DataType
 
 from .errors import in_worker
+from .merge import rows_per_batch
 from .rows import arrow_type, from_user, sort_key, to_user
 
-#: rows of Produce output converted to Arrow at a time
+#: the most rows of Produce output converted to Arrow at a time (fewer for wide rows)
 FLUSH_ROWS = 8192
 
 
@@ -118,6 +120,7 @@ class _Output:
         self.conv_k, self.conv_v = from_user(kt), from_user(v)
         self.cols: list[list[Any]] = [[], [], []]
         self.shown: list[Any] = []
+        self.limit = 64  # rows per flush, adapted to the width of the rows (``rows_per_batch``)
 
     def add(self, item: Any, raw_source_key: Any, shown_key: Any) -> None:
         try:
@@ -144,6 +147,10 @@ class _Output:
     def __len__(self) -> int:
         return len(self.cols[0])
 
+    @property
+    def full(self) -> bool:
+        return len(self.cols[0]) >= self.limit
+
     def flush(self) -> pa.RecordBatch:
         try:
             arrays = [pa.array(c, type=t) for c, t in zip(self.cols, self.types)]
@@ -156,7 +163,9 @@ class _Output:
                         raise in_worker(self._wrong(shown_key, k, v, e)) from None
             raise
         self.cols, self.shown = [[], [], []], []
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        self.limit = rows_per_batch(batch.nbytes / max(batch.num_rows, 1), FLUSH_ROWS)
+        return batch
 
 
 def produce_task(stage: str, fn: Callable[..., Iterable[Any]], ks: DataType,
@@ -176,7 +185,7 @@ def produce_task(stage: str, fn: Callable[..., Iterable[Any]], ks: DataType,
             try:
                 for item in fn(key, *(group.side(s) for s in range(len(side_types)))) or ():
                     out.add(item, raw_key, key)
-                    if len(out) >= FLUSH_ROWS:
+                    if out.full:
                         yield out.flush()
             except Exception as e:
                 if "PRODUCERS-ERROR:" in str(e):

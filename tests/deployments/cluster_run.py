@@ -20,6 +20,7 @@ import pyspark
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from tests.deployments import producers_check
 from tests.deployments.checks import run_checks
 
 # What each executor is: its JVM's main class and arguments (the driver's is SparkSubmit).
@@ -66,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         jvms = sorted(r.c for r in spark.sql(_JVMS).collect())
         output = {"master": spark.sparkContext.master, "task_jvms": jvms,
                   "jars": spark.sparkContext.getConf().get("spark.jars"),
-                  "results": run_checks(spark, args.base, stock=False)}
+                  "results": run_checks(spark, args.base, stock=False),
+                  "producers": producers_check.run(spark, f"{args.base}/producers", ship=True)}
     finally:
         spark.stop()
     with open(args.out + ".partial", "w") as f:
