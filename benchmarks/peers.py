@@ -1,6 +1,6 @@
 """``--suite peers``: DuckDB, stock Spark 4.3 and Spark with the extension, on the same files.
 
-The benchmark's variant events (``variant_data``) are written once by DuckDB in three forms:
+The benchmark's variant events (``pyspark_ext.variant_events``) are written once by DuckDB in three forms:
 
 - ``shredded``: VARIANT in the Parquet spec layout, shredded by DuckDB's own choice;
 - ``unshredded``: VARIANT with ``SHREDDING {v: 'VARIANT'}`` (``metadata`` and ``value`` only);
@@ -24,10 +24,12 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from .alternating import ResultMismatch, canonical_rows, same_rows
+from pyspark_ext.result_rows import canonical_rows, same_rows
+from pyspark_ext.variant_events import json_sql
+from pyspark_ext.variant_queries import VariantQuery, queries
+
+from .alternating import ResultMismatch
 from .datasets import _key
-from .variant_data import _json_sql
-from .variant_queries import VariantQuery, queries
 
 FORMS = ("shredded", "unshredded", "flat")
 ENGINES = ("duckdb", "spark_stock", "spark_ext")
@@ -49,7 +51,7 @@ _FLAT = {
 
 
 def duckdb_queries(rows: int) -> dict[str, VariantQuery]:
-    """The variant suite's queries (``variant_queries.queries``) in DuckDB's SQL: dot paths on the
+    """The variant suite's queries (``pyspark_ext.variant_queries``) in DuckDB's SQL: dot paths on the
     VARIANT, ``TRY_CAST`` where Spark uses ``try_variant_get``."""
     spark = queries(rows)
     lo, hi = _bounds(spark["selective_filter"].flat)
@@ -88,7 +90,7 @@ def write_forms(spark: SparkSession, rows: int) -> dict[str, str]:
     base.mkdir(parents=True, exist_ok=True)
     json_dir = base / "json"
     if not (json_dir / "_SUCCESS").exists():
-        spark.sql(_json_sql(rows)).write.mode("overwrite").parquet(str(json_dir))
+        spark.sql(json_sql(rows)).write.mode("overwrite").parquet(str(json_dir))
     con = duckdb.connect()
     source = f"(SELECT id, j FROM read_parquet('{json_dir}/*.parquet') ORDER BY id)"
     options = f"FORMAT parquet, ROW_GROUP_SIZE {ROW_GROUP_ROWS}"

@@ -1,4 +1,4 @@
-"""The variant event log, one logical dataset stored in five forms.
+"""The variant event log (``pyspark_ext.variant_events``), one logical dataset stored in five forms.
 
 - ``json``: the events as JSON strings;
 - ``variant``: unshredded VARIANT (``parse_json``);
@@ -8,43 +8,21 @@
   limit). ``flat_narrow`` (written on request) keeps only the columns the queries read: a stricter
   bar than the limit, since its row groups hold about 3x the rows of any form of the whole events.
 
-Some paths carry type mismatches in a small share of rows: ``price`` is a string in 1% of rows and
-``user.id`` a string in 0.5%. ``sorted=True`` orders rows by ``id`` (the filter key); otherwise
-rows are shuffled deterministically. Deterministic from the parameters; cached on disk.
+``sorted=True`` orders rows by ``id`` (the filter key); otherwise rows are shuffled
+deterministically. Deterministic from the parameters; cached on disk.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import pyspark_ext
+from pyspark_ext.variant_events import (SHREDDING, check_variant_layouts, json_sql,  # noqa: F401
+                                        spark_shredding, variant_layout)
 
 from .datasets import _key
-
-SHREDDING = ("id bigint, ts bigint, kind string, price decimal(10,2), "
-             "user struct<id: int, name: string, tier: string, geo: struct<country: string, city: string>>, "
-             "items array<struct<sku: string, qty: bigint>>")
-
-_USER = ("named_struct('id', {uid}, 'name', concat('user', pmod(hash(id, 3), 5000)), "
-         "'tier', element_at(array('gold', 'silver', 'bronze'), pmod(hash(id, 4), 3) + 1), "
-         "'geo', named_struct('country', concat('c', pmod(hash(id, 5), 50)), "
-         "'city', concat('city', pmod(hash(id, 6), 2000))))")
-_EVENT = ("to_json(named_struct('id', id, 'ts', 1700000000000 + id * 37, "
-          "'kind', element_at(array('view', 'click', 'buy', 'scroll'), pmod(hash(id, 1), 4) + 1), "
-          "'price', {price}, 'user', " + _USER + ", "
-          "'items', transform(sequence(1, pmod(hash(id, 7), 3) + 1), i -> named_struct("
-          "'sku', concat('sku', pmod(hash(id, i), 900)), 'qty', pmod(hash(id, i, 8), 5) + 1)), "
-          "'meta', named_struct('agent', concat('Mozilla/5.0 build ', pmod(hash(id, 9), 100000)), "
-          "'ref', concat('https://example.com/p/', pmod(hash(id, 10), 100000)), "
-          "'session', sha1(cast(id AS string)))))")
-_PRICE_NUM = "cast(pmod(hash(id, 2), 100000) / 100.0 AS decimal(10, 2))"
-_PRICE_STR = "cast(cast(pmod(hash(id, 2), 100000) / 100.0 AS decimal(10, 2)) AS string)"
-_UID_NUM = "pmod(hash(id, 11), 100000)"
-_UID_STR = "cast(pmod(hash(id, 11), 100000) AS string)"
 
 #: The columns the queries read.
 QUERIED_COLUMNS = {
@@ -72,29 +50,6 @@ FLAT_COLUMNS = {
 ROW_GROUP_BYTES = 16 * 1024 * 1024  # several row groups per file, so skipping has a choice
 
 
-@contextmanager
-def spark_shredding(spark: SparkSession, enabled: bool, schema: str | None = None) -> Iterator[None]:
-    """Spark's shredding writer on or off (with a forced schema) for the writes inside. Spark 4.3
-    shreds every VARIANT column it writes by default, so each write of a VARIANT says which it
-    wants: an "unshredded" form written with the defaults is shredded, schema inferred per file."""
-    spark.conf.set("spark.sql.variant.writeShredding.enabled", str(enabled).lower())
-    if schema:
-        spark.conf.set("spark.sql.variant.forceShreddingSchemaForTest", f"struct<{schema}>")
-    try:
-        yield
-    finally:
-        spark.conf.unset("spark.sql.variant.writeShredding.enabled")
-        spark.conf.unset("spark.sql.variant.forceShreddingSchemaForTest")
-
-
-def _json_sql(rows: int) -> str:
-    def event(price: str, uid: str) -> str:
-        return _EVENT.format(price=price, uid=uid)
-    return (f"SELECT id, CASE WHEN pmod(hash(id, 20), 100) = 0 THEN {event(_PRICE_STR, _UID_NUM)} "
-            f"WHEN pmod(hash(id, 21), 200) = 0 THEN {event(_PRICE_NUM, _UID_STR)} "
-            f"ELSE {event(_PRICE_NUM, _UID_NUM)} END AS j FROM range({rows})")
-
-
 def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
                    files: int | None = None) -> dict[str, str]:
     """Paths of the five forms, each written once (an interrupted generation resumes at the first
@@ -108,7 +63,7 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
     if not missing:
         check_variant_layouts(paths)
         return paths
-    events = spark.sql(_json_sql(rows))
+    events = spark.sql(json_sql(rows))
     if sorted_by_id:
         events = events.repartitionByRange(files, "id").sortWithinPartitions("id")
     else:
@@ -131,24 +86,6 @@ def variant_events(spark: SparkSession, rows: int, sorted_by_id: bool = True,
         _write_flat(variant, FLAT_COLUMNS, paths["flat"])
     check_variant_layouts(paths)
     return paths
-
-
-def variant_layout(path: str) -> set[str]:
-    """The fields of column ``v``'s Parquet group in the first file under ``path``."""
-    import pyarrow.parquet as pq
-    first = min(Path(path).glob("*.parquet"))
-    return {f.name for f in pq.ParquetFile(first).schema_arrow.field("v").type}
-
-
-def check_variant_layouts(paths: dict[str, str]) -> None:
-    """Each stored form holds the layout its name promises: a benchmark of "unshredded" files
-    that are in fact shredded measures something else (Spark 4.3 shreds by default)."""
-    expected = {"variant": {"metadata", "value"}, "spec": {"metadata", "value", "typed_value"},
-                "draft": {"untyped_value", "object"}}
-    for form, fields in expected.items():
-        if form in paths and variant_layout(paths[form]) != fields:
-            raise RuntimeError(f"benchmark data {paths[form]}: column v holds "
-                               f"{sorted(variant_layout(paths[form]))}, expected {sorted(fields)}")
 
 
 def _parsed(spark: SparkSession, paths: dict[str, str]) -> DataFrame:

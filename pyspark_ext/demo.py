@@ -13,10 +13,12 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from . import adtech_data
+from . import adtech_data, variant_events
 from .explain import explain_read_schema
+from .result_rows import canonical_rows, same_rows
 from .session import configure
 from .shredding import shred
+from .variant_queries import queries
 
 ENABLED = "spark.pyspark_ext.enabled"
 
@@ -33,7 +35,7 @@ QUERIES = {
         "FROM events) WHERE w IS NOT NULL",
 }
 
-#: The variant benchmark's queries the demo runs (``benchmarks.variant_queries``).
+#: The variant benchmark's queries the demo runs (``variant_queries``).
 VARIANT_QUERIES = {
     "one_path_sum": "path read",
     "group_by_two_paths": "group-by over two paths",
@@ -112,26 +114,25 @@ def nested_part(spark: SparkSession, root: Path, rows: int) -> list[dict]:
 
 
 def write_variant_events(spark: SparkSession, root: Path, rows: int) -> dict[str, str]:
-    """The variant benchmark's events (``benchmarks.variant_data``), sorted by id in two files,
+    """The variant benchmark's events (``variant_events``), sorted by id in two files,
     as unshredded VARIANT, the draft layout (``shred``) and the spec layout (Spark's writer with
     the draft's shredding schema); written once."""
-    from benchmarks import variant_data
     base = root / f"variant_events_{rows}"
     paths = {form: str(base / form) for form in ("variant", "draft", "spec")}
     if all((Path(p) / "_SUCCESS").exists() for p in paths.values()):
         return paths
     print(f"writing {rows:,} variant events to {base} (unshredded, draft and spec layouts) ...")
     write = {"parquet.block.size": str(VARIANT_ROW_GROUP_BYTES)}
-    events = spark.sql(variant_data._json_sql(rows)).repartitionByRange(2, "id") \
+    events = spark.sql(variant_events.json_sql(rows)).repartitionByRange(2, "id") \
         .sortWithinPartitions("id").selectExpr("parse_json(j) AS v")
-    with variant_data.spark_shredding(spark, False):
+    with variant_events.spark_shredding(spark, False):
         events.write.options(**write).mode("overwrite").parquet(paths["variant"])
     variant = spark.read.schema("v VARIANT").parquet(paths["variant"])
-    shred(variant, "v", variant_data.SHREDDING).write.options(**write).mode("overwrite") \
+    shred(variant, "v", variant_events.SHREDDING).write.options(**write).mode("overwrite") \
         .parquet(paths["draft"])
-    with variant_data.spark_shredding(spark, True, variant_data.SHREDDING):
+    with variant_events.spark_shredding(spark, True, variant_events.SHREDDING):
         variant.write.options(**write).mode("overwrite").parquet(paths["spec"])
-    variant_data.check_variant_layouts(paths)
+    variant_events.check_variant_layouts(paths)
     return paths
 
 
@@ -160,8 +161,6 @@ def _measure(spark: SparkSession, sql: str, enabled: bool) -> tuple[list, dict, 
 
 
 def variant_part(spark: SparkSession, root: Path, rows: int) -> list[dict]:
-    from benchmarks.alternating import canonical_rows, same_rows
-    from benchmarks.variant_queries import queries
     paths = write_variant_events(spark, root, rows)
     print(f"\n#### Shredded VARIANT: {rows:,} events, sorted by id, two files per layout")
     results = []

@@ -2,18 +2,29 @@
 returns the same rows (the demo checks), and the output shows what the extension saves."""
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
+import sys
+from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
+import pyspark_ext
 from pyspark_ext import demo
+
+#: Folders of the checkout that a pip install does not hold (``pyproject.toml`` packages
+#: ``pyspark_ext*`` only).
+CHECKOUT_ONLY = ("benchmarks", "tests")
 
 
 @pytest.fixture(scope="module")
 def shown(spark: SparkSession, tmp_path_factory) -> tuple[dict, str]:
     with pytest.MonkeyPatch.context() as mp:
+        # As after a pip install: the checkout's benchmarks are not importable while the demo runs.
+        for name in [m for m in sys.modules if m.split(".")[0] == "benchmarks"] + ["benchmarks"]:
+            mp.setitem(sys.modules, name, None)
         # Small files still get several row groups, so the selective filter has some to skip.
         mp.setattr(demo, "VARIANT_ROW_GROUP_BYTES", 16 * 1024)
         mp.setattr(demo, "TIMED_RUNS", 0)
@@ -54,3 +65,17 @@ def test_selective_filter_skips_row_groups_with_the_extension_only(shown) -> Non
     for label in ("pyspark-ext, spec layout", "pyspark-ext, draft layout"):
         assert c[label]["row_groups"] > 2 and c[label]["row_groups_skipped"] >= c[label]["row_groups"] - 2
     assert c["stock, spec layout"]["row_groups_skipped"] == 0
+
+
+def test_the_package_imports_nothing_from_the_checkout() -> None:
+    """Every import in the package, function-local ones included, stays inside what a pip install
+    holds; the run above proves the same for the demo at run time."""
+    root = Path(pyspark_ext.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            found += [f"{path.relative_to(root)}: {n}" for n in names if n.split(".")[0] in CHECKOUT_ONLY]
+    assert not found
