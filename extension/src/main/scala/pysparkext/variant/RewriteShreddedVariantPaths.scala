@@ -34,7 +34,7 @@ import pysparkext.{ExtConf, GuardedRule}
  * changes no operator's result.
  */
 object RewriteShreddedVariantPaths extends GuardedRule {
-  override protected def featureConf: String = ExtConf.DraftVariant
+  override protected def featureConf = ExtConf.ShreddedVariant
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
     if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ReconstructShreddedVariant])))) {

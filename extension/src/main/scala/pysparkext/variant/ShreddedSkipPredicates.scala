@@ -26,7 +26,7 @@ import pysparkext.{ExtConf, GuardedRule}
  * filter still runs on the rows read.
  */
 object ShreddedSkipPredicates extends GuardedRule {
-  override protected def featureConf: String = ExtConf.VariantSkipping
+  override protected def featureConf = ExtConf.VariantSkipping
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.transformUp {
     case f @ Filter(cond, child) if scanBelow(child) && cond.exists(_.isInstanceOf[ShreddedVariantGet]) =>
