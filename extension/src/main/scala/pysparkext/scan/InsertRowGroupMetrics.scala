@@ -23,6 +23,12 @@ import pysparkext.variant.DraftLayout
  * Safe because the counting format reads exactly as the format it wraps and compares equal to
  * it, and the node passes its child's output through. Runs before the columnar transitions, also
  * once per adaptive query stage; a scan already counted is not wrapped twice.
+ *
+ * {{{
+ *   Before: FileScan parquet [id, s] PushedFilters: [...]
+ *   After:  RowGroupMetrics (row groups read, skipped)
+ *           +- FileScan parquet [id, s] PushedFilters: [...]   (its format counts per split)
+ * }}}
  */
 class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[SparkPlan] {
   override protected def featureConf = ExtConf.RowGroupMetrics

@@ -22,6 +22,14 @@ import pysparkext.{ExtConf, GuardedPlanRule}
  * partitioning does not depend on the columns) are rewritten. The operators rewritten define
  * their own output, so the columns they no longer need can be dropped. Runs before the columnar
  * transitions, so Spark puts the row conversion above the new node.
+ *
+ * {{{
+ *   Before: Project [s.a.b + 1]
+ *           +- FileScan parquet [s: struct<a: struct<b: int, c: string>>]
+ *   After:  Project [s_a_b + 1]
+ *           +- NestedLeafColumns [s_a_b]    (the vector of s.a.b, as a top-level column)
+ *              +- FileScan Parquet, leaf columns [s]
+ * }}}
  */
 object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
   override protected def featureConf = ExtConf.NestedLeavesAsColumns
