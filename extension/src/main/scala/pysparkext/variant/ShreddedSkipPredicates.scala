@@ -26,7 +26,8 @@ import pysparkext.{ExtConf, GuardedRule}
  * filter still runs on the rows read.
  *
  * {{{
- *   Before: Filter shredded_variant_get(s.object.id.typed_value, s.object.id.untyped_value, ..., $.id, bigint) = 7
+ *   Before: Filter shredded_variant_get(s.object.id.typed_value, s.object.id.untyped_value,
+ *                                       ..., $.id, bigint) = 7
  *   After:  Filter shredded_variant_get(...) = 7 AND
  *                  (s.object.id.typed_value = 7 OR isnotnull(s.object.id.untyped_value)
  *                   OR isnotnull(s.untyped_value))    (pushed to Parquet)
