@@ -14,6 +14,8 @@ def main(argv: list[str] | None = None) -> int:
     conf.add_argument("--connect-server", action="store_true",
                       help="the settings for a Spark Connect server (adds the relation plugin "
                            "behind explain_read_schema for Connect clients)")
+    conf.add_argument("--markdown", action="store_true",
+                      help="print instead the README's table of every extension setting")
     demo = sub.add_parser("demo", help="run the demo on generated nested and shredded variant data")
     demo.add_argument("--rows", type=int, default=30_000, help="nested events")
     demo.add_argument("--variant-rows", type=int, default=100_000, help="variant events")
@@ -34,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         from .jar import build_jar
         print(build_jar(force=args.force))
+    elif args.command == "conf" and args.markdown:
+        from .settings import markdown_table
+        print(markdown_table())
     elif args.command == "conf":
         from .session import connect_server_confs, extension_confs
         confs = connect_server_confs() if args.connect_server else extension_confs()

@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 
 from tests import draft_files
 from tests.differential import ENABLED, confs
-from tests.test_spec_variant import rows
+from tests.support.rows import query_rows_rounded
 
 EMPTY_METADATA = b"\x01\x00\x00"
 
@@ -104,11 +104,11 @@ def _judge(spark: SparkSession, stock_sql: str, ext_sql: str, file: str) -> str:
     extension's own error, naming the file and the column)."""
     try:
         with confs(spark, {ENABLED: "false"}):
-            stock, stock_error = rows(spark, stock_sql), ""
+            stock, stock_error = query_rows_rounded(spark, stock_sql), ""
     except Exception as e:  # noqa: BLE001 - Spark rejects the binary
         stock, stock_error = None, str(e)
     try:
-        ext, error = rows(spark, ext_sql), None
+        ext, error = query_rows_rounded(spark, ext_sql), None
     except Exception as e:  # noqa: BLE001
         ext, error = None, str(e)
     if error is None:
@@ -221,7 +221,7 @@ def test_non_standard_list_names_read_as_standard(spark: SparkSession, tmp_path)
     out = {}
     for name, path in (("std", std), ("legacy", legacy)):
         spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView(f"list_{name}")
-        out[name] = rows(spark, f"SELECT id, to_json(v), v:[1]::int FROM list_{name}")
+        out[name] = query_rows_rounded(spark, f"SELECT id, to_json(v), v:[1]::int FROM list_{name}")
     assert out["legacy"] == out["std"] == ["(0, '[1,2]', 2)", "(1, None, None)"]
 
 
@@ -279,9 +279,9 @@ def test_zero_row_files_read_alongside_others(spark: SparkSession, tmp_path) -> 
     _spec_file(table / "empty_conflicting.parquet", [], [], pa.array([], pa.struct([pa.field("a", string_leaf)])))
     assert pq.ParquetFile(str(table / "empty_conflicting.parquet")).metadata.num_rows == 0
     spark.read.schema("id BIGINT, v VARIANT").parquet(str(table)).createOrReplaceTempView("with_empty")
-    assert rows(spark, "SELECT id, to_json(v), v:a::int FROM with_empty") == \
+    assert query_rows_rounded(spark, "SELECT id, to_json(v), v:a::int FROM with_empty") == \
         [f"({i}, '{{\"a\":{i}}}', {i})" for i in range(3)]
-    assert rows(spark, "SELECT count(*), sum(v:a::int) FROM with_empty WHERE v:a::int >= 1") == ["(2, 3)"]
+    assert query_rows_rounded(spark, "SELECT count(*), sum(v:a::int) FROM with_empty WHERE v:a::int >= 1") == ["(2, 3)"]
     # The draft layout: a zero-row file with no row groups at all, beside a file with rows.
     draft = tmp_path / "draft_with_empty"
     draft.mkdir()
@@ -291,7 +291,7 @@ def test_zero_row_files_read_alongside_others(spark: SparkSession, tmp_path) -> 
     pq.write_table(pa.table({"id": pa.array([], pa.int64()), "v": pa.array([], other)}),
                    str(draft / "empty.parquet"))
     spark.read.schema("id BIGINT, v VARIANT").parquet(str(draft)).createOrReplaceTempView("draft_with_empty")
-    assert rows(spark, "SELECT id, v::string FROM draft_with_empty") == ["(0, 'x')", "(1, 'y')"]
+    assert query_rows_rounded(spark, "SELECT id, v::string FROM draft_with_empty") == ["(0, 'x')", "(1, 'y')"]
 
 
 # --- more malformed values ------------------------------------------------------------------

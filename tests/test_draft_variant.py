@@ -6,81 +6,17 @@ Every query runs on the shredded files and on the same JSON parsed into an unshr
 from __future__ import annotations
 
 import json
-import random
-from typing import Any
 
 import pyarrow as pa
 import pytest
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
-from pyspark.sql.types import VariantVal
 
 import pyspark_ext
 from tests import draft_files
 from tests.differential import confs, spark_shredding
-
-ANSI = "spark.sql.ansi.enabled"
-
-
-def _value(x: Any) -> Any:
-    # Variant binaries of equal values may differ in dictionary order; compare the values.
-    if isinstance(x, VariantVal):
-        return ("variant", x.toJson())
-    if isinstance(x, list):
-        return [_value(i) for i in x]
-    if isinstance(x, tuple):  # Rows of structs too (Row(...) of a generator is one field)
-        return tuple(_value(i) for i in x)
-    return x
-
-
-def rows(spark: SparkSession, query: str) -> list[str]:
-    return sorted(repr(_value(tuple(r))) for r in spark.sql(query).collect())
-
-
-def mixed_json(n: int, seed: int = 7) -> list[str | None]:
-    """Events with type mismatches, missing fields, partial objects, arrays of objects, arrays of
-    mixed elements, JSON nulls, SQL NULLs and non-object top-level values."""
-    rnd = random.Random(seed)
-    out: list[str | None] = []
-    for i in range(n):
-        r = rnd.random()
-        if r < 0.03:
-            out.append(None)
-            continue
-        if r < 0.06:
-            out.append(rnd.choice(['[1, 2, {"a": 3}]', '"just a string"', "42", "null", "true"]))
-            continue
-        e: dict = {"id": i, "kind": rnd.choice(["view", "click", "buy"])}
-        if rnd.random() < 0.9:
-            e["user"] = {"id": rnd.randrange(1000), "name": f"u{rnd.randrange(50)}",
-                         "tier": rnd.choice(["gold", "silver", None])}
-            if rnd.random() < 0.2:
-                e["user"]["extra"] = {"since": 2000 + rnd.randrange(25)}
-        elif rnd.random() < 0.5:
-            e["user"] = rnd.choice(["anonymous", 17, [1, 2]])
-        e["price"] = rnd.choice([round(rnd.random() * 100, 2), rnd.randrange(100), "12.5", None])
-        if rnd.random() < 0.8:
-            e["items"] = [{"sku": f"s{rnd.randrange(30)}", "qty": rnd.choice([1, 2, "3", 4.5])}
-                          for _ in range(rnd.randrange(4))]
-        if rnd.random() < 0.3:
-            e["tags"] = [rnd.choice(["a", 1, None, {"k": "v"}, 2.5]) for _ in range(3)]
-        if rnd.random() < 0.2:
-            e["score"] = rnd.choice([1e300, 2.5e-3, -7.25e10])
-        out.append(json.dumps(e))
-    return out
-
-
-def mixed_variants(spark: SparkSession, n: int, seed: int, view: str):
-    """``mixed_json`` events as (id, VARIANT) rows, also registered as temp view ``view``."""
-    truth = spark.createDataFrame(list(enumerate(mixed_json(n, seed=seed))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
-    truth.createOrReplaceTempView(view)
-    return truth
-
-
-SHRED_SCHEMA = ("id bigint, kind string, price decimal(10,2), score double, "
-                "user struct<id: int, name: string, tier: string>, "
-                "items array<struct<sku: string, qty: bigint>>, tags array<string>")
+from tests.support.rows import query_rows
+from tests.support.variant_data import ANSI, FAILING, QUERIES, SHRED_SCHEMA, mixed_json
 
 
 @pytest.fixture(scope="module")
@@ -97,52 +33,13 @@ def variants(spark: SparkSession, tmp_path_factory):
     return base
 
 
-QUERIES = [
-    "SELECT id, to_json(v) FROM {t}",
-    "SELECT id, v FROM {t}",
-    "SELECT id, variant_get(v, '$.id', 'bigint'), variant_get(v, '$.kind', 'string') FROM {t}",
-    "SELECT id, try_variant_get(v, '$.price', 'decimal(10,2)'), try_variant_get(v, '$.price', 'double') FROM {t}",
-    "SELECT id, try_variant_get(v, '$.price', 'int'), try_variant_get(v, '$.price', 'string') FROM {t}",
-    "SELECT id, v:user.name::string, v:user.id::bigint, v:user.tier::string FROM {t}",
-    "SELECT id, try_variant_get(v, '$.user.id', 'smallint'), v:user.extra.since::int FROM {t}",
-    "SELECT id, v:user FROM {t}",
-    "SELECT id, to_json(v:user), schema_of_variant(v:user.extra) FROM {t}",
-    "SELECT id, v:items[0].sku::string, try_variant_get(v, '$.items[1].qty', 'int'), v:items[5] FROM {t}",
-    "SELECT id, to_json(v:items), to_json(v:tags), try_variant_get(v, '$.tags[1]', 'string') FROM {t}",
-    "SELECT id, v:missing.field::string, v:kind.nested::string, v:[0]::string, v:id[0] FROM {t}",
-    "SELECT id, variant_get(v, '$.score', 'double'), try_variant_get(v, '$.score', 'float') FROM {t}",
-    "SELECT id, is_variant_null(v:user.tier), is_variant_null(v) FROM {t}",
-    "SELECT id, try_cast(v AS int), cast(v:kind AS string), try_cast(v:user AS map<string, string>) FROM {t}",
-    "SELECT id FROM {t} WHERE v:kind::string = 'buy' AND try_variant_get(v, '$.price', 'double') > 50",
-    "SELECT id FROM {t} WHERE v:user.tier::string IS NULL OR v:user.id::int BETWEEN 100 AND 200",
-    "SELECT id FROM {t} WHERE v:user.name::string IN ('u1', 'u2') OR startswith(v:kind::string, 'cl')",
-    "SELECT v:kind::string AS k, count(*), sum(try_variant_get(v, '$.price', 'double')), "
-    "max(v:user.id::int) FROM {t} GROUP BY 1",
-    "SELECT count(DISTINCT v:user.name::string), avg(v:id::bigint) FROM {t}",
-    "SELECT a.id, b.id FROM {t} a JOIN {t} b ON a.v:user.id::int = b.v:id::int",
-    "SELECT id, rank() OVER (PARTITION BY v:kind::string ORDER BY v:id::bigint) FROM {t}",
-    "SELECT id, pos, to_json(item), item:sku::string FROM {t} "
-    "LATERAL VIEW posexplode(try_cast(v:items AS array<variant>)) x AS pos, item",
-    "SELECT id, key, to_json(value) FROM {t}, LATERAL variant_explode(v:user)",
-    "SELECT id, to_json(v) FROM {t} ORDER BY v:id::bigint DESC NULLS LAST, id LIMIT 25",
-    "SELECT id, transform(try_cast(v:items AS array<variant>), i -> i:qty::string) FROM {t}",
-]
-
-
 @pytest.mark.parametrize("ansi", ["true", "false"])
 @pytest.mark.parametrize("query", QUERIES)
 def test_same_rows_as_unshredded(spark: SparkSession, variants, query: str, ansi: str) -> None:
     with confs(spark, {ANSI: ansi}):
-        truth = rows(spark, query.format(t="truth"))
-        draft = rows(spark, query.format(t="draft"))
+        truth = query_rows(spark, query.format(t="truth"))
+        draft = query_rows(spark, query.format(t="draft"))
     assert draft == truth
-
-
-FAILING = [
-    "SELECT variant_get(v, '$.user.name', 'int') FROM {t}",
-    "SELECT v:price::int FROM {t}",
-    "SELECT cast(v:items[0].sku AS int) FROM {t}",
-]
 
 
 @pytest.mark.parametrize("ansi", ["true", "false"])
@@ -238,8 +135,8 @@ def check_against_truth(spark: SparkSession, path: str, pairs, queries: list[str
     for q in queries:
         for ansi in ("true", "false"):
             with confs(spark, {ANSI: ansi}):
-                truth = rows(spark, q.format(t="seed_truth"))
-                draft = rows(spark, q.format(t="seed_draft"))
+                truth = query_rows(spark, q.format(t="seed_truth"))
+                draft = query_rows(spark, q.format(t="seed_draft"))
             assert draft == truth, q
 
 
@@ -267,7 +164,7 @@ def test_heterogeneous_files(spark: SparkSession, tmp_path) -> None:
             "SELECT v:kind::string, count(*), sum(v:user.id::int) FROM {t} GROUP BY 1",
             "SELECT id FROM {t} WHERE v:user.id::int < 300",
         ]:
-            assert rows(spark, q.format(t="het")) == rows(spark, q.format(t="het_truth")), q
+            assert query_rows(spark, q.format(t="het")) == query_rows(spark, q.format(t="het_truth")), q
     finally:
         spark.sql("DROP TABLE het")
 
@@ -314,7 +211,7 @@ def test_spark_encoded_variant_files_still_read(spark: SparkSession, variants, t
     df = spark.read.schema("id BIGINT, v VARIANT").parquet(str(path))
     df.createOrReplaceTempView("plain")
     q = "SELECT id, to_json(v), v:user.id::int FROM {t}"
-    assert rows(spark, q.format(t="plain")) == rows(spark, q.format(t="truth"))
+    assert query_rows(spark, q.format(t="plain")) == query_rows(spark, q.format(t="truth"))
 
 
 # --- bad input ------------------------------------------------------------------------------
@@ -406,13 +303,13 @@ def test_round_trip_deeply_nested(spark: SparkSession, tmp_path) -> None:
     q = "SELECT id, to_json(v), v:l1.l2.l3.l4[0].y[1]::string FROM {t}"
     df.createOrReplaceTempView("deep_truth")
     back.createOrReplaceTempView("deep_draft")
-    assert rows(spark, q.format(t="deep_draft")) == rows(spark, q.format(t="deep_truth"))
+    assert query_rows(spark, q.format(t="deep_draft")) == query_rows(spark, q.format(t="deep_truth"))
 
 
 def test_udf_receives_the_whole_variant(spark: SparkSession, variants) -> None:
     spark.udf.register("json_len", lambda v: None if v is None else len(v.toJson()), "int")
     q = "SELECT id, json_len(v), json_len(v:user) FROM {t}"
-    assert rows(spark, q.format(t="draft")) == rows(spark, q.format(t="truth"))
+    assert query_rows(spark, q.format(t="draft")) == query_rows(spark, q.format(t="truth"))
 
 
 def test_strings_in_a_numeric_path_cast_as_spark_casts_them(spark: SparkSession, tmp_path) -> None:
@@ -434,7 +331,7 @@ def test_strings_in_a_numeric_path_cast_as_spark_casts_them(spark: SparkSession,
                 outcomes = []
                 for view in ("seed_truth", "seed_draft"):
                     try:
-                        outcomes.append(rows(spark, q.format(t=view)))
+                        outcomes.append(query_rows(spark, q.format(t=view)))
                     except Exception as e:  # noqa: BLE001 - the same error class is the point
                         outcomes.append(type(e).__name__ + str(e).split("\n")[0][:80])
                 assert outcomes[0] == outcomes[1], (t, ansi, outcomes)

@@ -11,8 +11,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from tests.differential import ENABLED, confs, rows_and_plan
-from tests.test_draft_variant import ANSI
-from tests.test_spec_variant import rows, source, write_spec
+from tests.support.rows import query_rows_rounded
+from tests.support.variant_data import ANSI, source, write_spec
 
 RULE = "spark.pyspark_ext.variant.pathReadsBeforeAggregates.enabled"
 MOVED = "partial_sum(_variant_path"
@@ -55,10 +55,10 @@ def test_inputs_move_below_the_aggregate_with_the_same_rows(spark: SparkSession,
     with confs(spark, {RULE: "false"}):
         off, off_plan = rows_and_plan(spark, sql)
     with confs(spark, {ENABLED: "false"}):
-        stock = rows(spark, sql)
+        stock = query_rows_rounded(spark, sql)
     assert MOVED in plan and MOVED not in off_plan
     assert on == off
-    assert rows(spark, sql) == stock
+    assert query_rows_rounded(spark, sql) == stock
 
 
 @pytest.mark.parametrize("query", [
@@ -73,8 +73,8 @@ def test_rows_a_query_excludes_never_raise(spark: SparkSession, table: str, quer
     unshredded = table[:-1] + "_unshredded`"
     with confs(spark, {ANSI: "true"}):
         with confs(spark, {ENABLED: "false", "spark.sql.variant.pushVariantIntoScan": "false"}):
-            truth = rows(spark, query.format(t=unshredded))
-        assert rows(spark, query.format(t=table)) == truth
+            truth = query_rows_rounded(spark, query.format(t=unshredded))
+        assert query_rows_rounded(spark, query.format(t=table)) == truth
 
 
 def test_a_failing_input_still_fails(spark: SparkSession, table: str) -> None:
@@ -90,6 +90,6 @@ def test_decimal_sums_over_fallback_rows_match_stock(spark: SparkSession, table:
            f"sum(try_variant_get(v, '$.price', 'decimal(12,4)')), "
            f"min(try_variant_get(v, '$.price', 'decimal(5,1)')) FROM {table}")
     with confs(spark, {ENABLED: "false"}):
-        stock = rows(spark, sql)
-    assert rows(spark, sql) == stock
+        stock = query_rows_rounded(spark, sql)
+    assert query_rows_rounded(spark, sql) == stock
     assert "None" not in stock[0].split(",")[0]

@@ -8,7 +8,6 @@ must return the rows stock Spark returns for the same files, with ANSI on and of
 from __future__ import annotations
 
 import shutil
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,32 +16,10 @@ from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.differential import ENABLED, confs, spark_shredding
-from tests.test_draft_variant import ANSI, FAILING, QUERIES, _value, mixed_json
-
-FULL = ("struct<id: bigint, kind: string, price: decimal(10,2), score: double, "
-        "user: struct<id: int, name: string, tier: string>, "
-        "items: array<struct<sku: string, qty: bigint>>, tags: array<string>>")
-CONFLICTING = "struct<id: string, user: struct<name: string>, items: array<struct<sku: string>>>"
-
-
-def _rounded(x: Any) -> Any:
-    # Plans differ in how rows reach an aggregate (one scan or a Union of scans), so a sum of
-    # doubles may differ in its last bits.
-    if isinstance(x, float):
-        return float(f"{x:.12g}")
-    if isinstance(x, (list, tuple)):
-        return type(x)(_rounded(i) for i in x)
-    return x
-
-
-def rows(spark: SparkSession, query: str) -> list[str]:
-    return sorted(repr(_rounded(_value(tuple(r)))) for r in spark.sql(query).collect())
-
-
-def write_spec(spark: SparkSession, df, path: str, schema: str | None) -> None:
-    with confs(spark, spark_shredding(schema is not None, schema)):
-        df.coalesce(1).write.mode("overwrite").parquet(path)
+from tests.differential import ENABLED, confs
+from tests.support.rows import query_rows_rounded
+from tests.support.variant_data import (ANSI, CONFLICTING, FAILING, FULL, QUERIES, mixed_json, source,
+                                       write_spec)
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +40,10 @@ def spec(spark: SparkSession, tmp_path_factory):
     return {"base": base, "spec": source(table), "spec_one": source(one)}
 
 
-def source(path) -> str:
-    # Queries name the files directly: a temp view keeps the plan analyzed when it was created,
-    # so "extension off" would not really be stock Spark.
-    return f"parquet.`{path}`"
-
-
 def stock_and_ext(spark: SparkSession, query: str) -> tuple[list[str], list[str]]:
     with confs(spark, {ENABLED: "false"}):
-        stock = rows(spark, query)
-    return stock, rows(spark, query)
+        stock = query_rows_rounded(spark, query)
+    return stock, query_rows_rounded(spark, query)
 
 
 @pytest.mark.parametrize("ansi", ["true", "false"])

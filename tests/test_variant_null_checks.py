@@ -14,8 +14,8 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from tests import draft_files
-from tests.test_draft_variant import SHRED_SCHEMA, mixed_variants, rows
-from tests.test_spec_variant import FULL, write_spec
+from tests.support.rows import query_rows
+from tests.support.variant_data import FULL, SHRED_SCHEMA, mixed_variants, write_spec
 
 QUERIES = {
     "where_not_null": "SELECT id FROM {t} WHERE v IS NOT NULL",
@@ -45,7 +45,7 @@ def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
 @pytest.mark.parametrize("name", list(QUERIES))
 def test_null_checks_match_the_variants(spark: SparkSession, tables, layout: str, name: str) -> None:
     query = QUERIES[name]
-    assert rows(spark, query.format(t=tables[layout])) == rows(spark, query.format(t="nulls_truth"))
+    assert query_rows(spark, query.format(t=tables[layout])) == query_rows(spark, query.format(t="nulls_truth"))
     scans = pyspark_ext.explain_read_schema(spark.sql(query.format(t=tables[layout])))
     for scan in scans:
         assert not any(f in scan["read_schema"] for f in UNREAD), scan["read_schema"]

@@ -14,8 +14,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.test_draft_variant import SHRED_SCHEMA, _value, mixed_variants, rows
-from tests.test_spec_variant import FULL, write_spec
+from tests.support.rows import comparable, query_rows
+from tests.support.variant_data import FULL, SHRED_SCHEMA, mixed_variants, write_spec
 
 QUERIES = {
     "offset": "SELECT id, v:user.id::int FROM {t} ORDER BY id LIMIT 20 OFFSET 5",
@@ -61,7 +61,7 @@ def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
 @pytest.mark.parametrize("name", list(QUERIES))
 def test_path_reads_through_operators(spark: SparkSession, tables, layout: str, name: str) -> None:
     query = QUERIES[name]
-    assert rows(spark, query.format(t=tables[layout])) == rows(spark, query.format(t="ops_truth"))
+    assert query_rows(spark, query.format(t=tables[layout])) == query_rows(spark, query.format(t="ops_truth"))
 
 
 @pytest.mark.parametrize("layout", ["draft", "spec"])
@@ -81,4 +81,4 @@ def test_path_reads_through_a_sample(spark: SparkSession, tables, layout: str, n
 
 
 def _repr(row) -> str:
-    return repr(_value(tuple(row)))
+    return repr(comparable(tuple(row)))

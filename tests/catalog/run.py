@@ -22,8 +22,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
 from tests.differential import ENABLED, confs, spark_shredding
-from tests.test_draft_variant import SHRED_SCHEMA, _value, mixed_json
-from tests.test_spec_variant import CONFLICTING, FULL, _rounded
+from tests.support.rows import query_rows_rounded, row_strings
+from tests.support.variant_data import CONFLICTING, FULL, SHRED_SCHEMA, mixed_json
 
 NESTED = "struct<a: struct<b: bigint, c: string>, d: double>"
 
@@ -133,8 +133,8 @@ def overwrite(spark: SparkSession, df: DataFrame, base: Path) -> dict[str, Any]:
     """A catalog table's files rewritten in place (same names, another shredding) while the
     session holds its relation: what a query returns before and after REFRESH TABLE."""
     name, query = "draft_located", QUERIES["located_draft_paths"][0]
-    expected = rows(spark, query.replace(name, "truth"))
-    first = rows(spark, query)
+    expected = query_rows_rounded(spark, query.replace(name, "truth"))
+    first = query_rows_rounded(spark, query)
     fresh = base / "rewrite"
     pyspark_ext.shred(df.select("id", "v"), "v", "id string, kind string, user variant") \
         .coalesce(2).write.parquet(str(fresh))
@@ -145,9 +145,9 @@ def overwrite(spark: SparkSession, df: DataFrame, base: Path) -> dict[str, Any]:
         shutil.copyfile(n, o)
         # Hadoop's local file system checks each file against its .crc sidecar.
         shutil.copyfile(n.with_name(f".{n.name}.crc"), o.with_name(f".{o.name}.crc"))
-    stale = attempt(lambda: rows(spark, query))
+    stale = attempt(lambda: query_rows_rounded(spark, query))
     spark.sql(f"REFRESH TABLE {name}")
-    refreshed = attempt(lambda: rows(spark, query))
+    refreshed = attempt(lambda: query_rows_rounded(spark, query))
     return {"expected": expected, "first": first, "without_refresh": stale, "refreshed": refreshed,
             "read_schema_refreshed": [s["read_schema"] for s in pyspark_ext.explain_read_schema(spark.sql(query))]}
 
@@ -161,16 +161,12 @@ def attempt(f) -> dict[str, Any]:
         return {"error": "\n".join(lines[:2] + [x for x in lines if x.startswith("Caused by")])[:3000]}
 
 
-def rows(spark: SparkSession, query: str) -> list[str]:
-    return sorted(repr(_rounded(_value(tuple(r)))) for r in spark.sql(query).collect())
-
-
 def run(spark: SparkSession, query: str, enabled: bool) -> dict[str, Any]:
     spark.conf.set(ENABLED, str(enabled).lower())
     try:
         def go() -> dict[str, Any]:
             df = spark.sql(query)
-            result = {"rows": sorted(repr(_rounded(_value(tuple(r)))) for r in df.collect())}
+            result = {"rows": row_strings(df.collect(), round_floats=True)}
             result["scans"] = [{k: s.get(k) for k in ("table", "format", "read_schema", "read_leaves",
                                                        "full_leaves")}
                                for s in pyspark_ext.explain_read_schema(df)]
@@ -188,7 +184,7 @@ def run_all(spark: SparkSession) -> dict[str, Any]:
         entry = {"query": query, "off": run(spark, query, False), "on": run(spark, query, True)}
         if draft:
             tables = [t for t in TRUTH_TABLES if t in query]
-            entry["truth"] = attempt(lambda: rows(spark, query.replace(tables[0], TRUTH_TABLES[tables[0]])))
+            entry["truth"] = attempt(lambda: query_rows_rounded(spark, query.replace(tables[0], TRUTH_TABLES[tables[0]])))
         out[name] = entry
     return out
 

@@ -1,52 +1,203 @@
 package pysparkext
 
+import java.util.Locale
+
+import scala.collection.mutable.ArrayBuffer
+
 import org.apache.spark.sql.internal.SQLConf
 
 /**
- * Every switch the extension reads. All are ordinary Spark confs, settable per session at run
- * time (`spark.conf.set`) or statically (`--conf`, spark-defaults.conf). The README lists them.
+ * A switch of the extension, declared once: its key, default, type and doc. Read with [[get]]
+ * from the session's settings (`SQLConf.get`), so it is settable at run time
+ * (`spark.conf.set`) or statically (`--conf`, spark-defaults.conf). When the key is not set, an
+ * older key it was renamed from is read ([[alternatives]]), then the default.
  */
-object ExtConf {
-  /** Master kill switch: when false every rule of the extension returns its input plan unchanged. */
-  val Enabled = "spark.pyspark_ext.enabled"
-  /** Whole-plan nested schema pruning of Parquet and ORC scans. */
-  val NestedSchemaPruning = "spark.pyspark_ext.nestedSchemaPruning.enabled"
-  /** Reading draft-layout shredded variant columns as VARIANT, and path reads of them. */
-  val DraftVariant = "spark.pyspark_ext.variant.draftLayout.enabled"
-  /** Reading spec-layout (`metadata`/`value`/`typed_value`) shredded files by their leaves. */
-  val SpecVariant = "spark.pyspark_ext.variant.specLayout.enabled"
-  /** Path reads without a catalog table show draft-layout struct columns as VARIANT. */
-  val InferDraftLayout = "spark.pyspark_ext.variant.inferDraftLayout"
-  /** Aggregate inputs that read variant paths are computed in the projection below. */
-  val PathReadsBeforeAggregates = "spark.pyspark_ext.variant.pathReadsBeforeAggregates.enabled"
-  /** Row-group skipping predicates for filters on shredded variant paths. */
-  val VariantSkipping = "spark.pyspark_ext.variant.skipping.enabled"
-  /** SQL metrics of row groups read and skipped on scans of shredded variant columns (off by default). */
-  val RowGroupMetrics = "spark.pyspark_ext.metrics.rowGroups.enabled"
-  /** The same metrics on every Parquet scan that pushes filters. */
-  val RowGroupMetricsAllScans = "spark.pyspark_ext.metrics.rowGroups.allScans"
-  /** Nested struct fields of vectorized Parquet scans read as top-level columns. */
-  val NestedLeavesAsColumns = "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled"
-  /** Scans used only through primitive leaves decode each leaf as a flat column. */
-  val LeafColumnsReader = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
-  /** Scans reading a small share of their files run as fewer, larger tasks. */
-  val PackNarrowReads = "spark.pyspark_ext.scan.packNarrowReads.enabled"
-  /** When true an internal error in a rule fails the query instead of falling back. */
-  val Strict = "spark.pyspark_ext.strict"
-  /** Testing only: makes every rule throw, to exercise the fallback and strict paths. */
-  val ForceFailure = "spark.pyspark_ext.test.forceRuleFailure"
+final class ConfEntry[T] private[pysparkext] (
+    val key: String,
+    val alternatives: Seq[String],
+    val default: T,
+    val valueType: String,
+    val doc: String,
+    parse: (String, String) => T) {
 
-  def bool(key: String, default: Boolean): Boolean = {
-    val raw = SQLConf.get.getConfString(key, default.toString).trim
-    raw.toLowerCase(java.util.Locale.ROOT) match {
+  def get: T = {
+    val conf = SQLConf.get
+    (key +: alternatives).iterator.map(k => k -> conf.getConfString(k, null))
+      .collectFirst { case (k, raw) if raw != null => parse(k, raw) }
+      .getOrElse(default)
+  }
+
+  def defaultString: String = default.toString
+
+  override def toString: String = key
+}
+
+/** Declares a [[ConfEntry]] in the manner of Spark's `SQLConf.buildConf`. */
+final class ConfBuilder private[pysparkext] (key: String, register: ConfEntry[_] => Unit) {
+  private var docText = ""
+  private var olderKeys = Vector.empty[String]
+
+  def doc(text: String): ConfBuilder = {
+    // The README table and settings.py are checked against this text row by row.
+    require(!text.exists(c => c == '\t' || c == '\n' || c == '|'), s"doc of $key: no tab, newline or |")
+    docText = text
+    this
+  }
+
+  /** An older key, read when `key` is not set, so settings written before a rename still apply. */
+  def withAlternative(older: String): ConfBuilder = { olderKeys :+= older; this }
+
+  def booleanConf: TypedConfBuilder[Boolean] = new TypedConfBuilder("boolean", (k, raw) =>
+    raw.trim.toLowerCase(Locale.ROOT) match {
       case "true" => true
       case "false" => false
       case other => throw new IllegalArgumentException(
-        s"Spark conf $key must be true or false, got '$other'")
+        s"Spark conf $k must be true or false, got '$other'")
+    })
+
+  def stringConf: TypedConfBuilder[String] = new TypedConfBuilder("string", (_, raw) => raw.trim)
+
+  final class TypedConfBuilder[T] private[ConfBuilder] (valueType: String, parse: (String, String) => T) {
+    def createWithDefault(default: T): ConfEntry[T] = {
+      val entry = new ConfEntry(key, olderKeys, default, valueType, docText, parse)
+      register(entry)
+      entry
     }
   }
+}
 
-  def enabled: Boolean = bool(Enabled, default = true)
-  def strict: Boolean = bool(Strict, default = false)
-  def forceFailure: Boolean = bool(ForceFailure, default = false)
+/**
+ * Every switch the extension reads, in the order the README's settings table lists them. The
+ * table and `pyspark_ext/settings.py` are checked against [[listing]] by `tests/test_switches.py`
+ * (`python -m pyspark_ext conf --markdown` prints the table).
+ */
+object ExtConf {
+  private val declared = ArrayBuffer.empty[ConfEntry[_]]
+
+  private def buildConf(key: String): ConfBuilder = new ConfBuilder(key, e => {
+    require(!declared.exists(_.key == e.key), s"${e.key} is declared twice")
+    declared += e
+  })
+
+  val Enabled: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.enabled")
+    .doc("Master kill switch. `false` leaves every plan exactly as stock Spark makes it.")
+    .booleanConf.createWithDefault(true)
+
+  val NestedSchemaPruning: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.nestedSchemaPruning.enabled")
+    .doc("Whole-plan nested schema pruning of Parquet and ORC scans.")
+    .booleanConf.createWithDefault(true)
+
+  /** Gates both layouts: spec-layout reads need this and [[SpecVariant]]. */
+  val ShreddedVariant: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.variant.enabled")
+    .withAlternative("spark.pyspark_ext.variant.draftLayout.enabled")
+    .doc("Read shredded variant columns as VARIANT, in the draft layout and (with " +
+      "`spark.pyspark_ext.variant.specLayout.enabled`) the Parquet spec layout, and turn path " +
+      "reads of them into reads of the shredded columns. `false` turns off every variant feature " +
+      "below. Formerly `spark.pyspark_ext.variant.draftLayout.enabled`, which is still read when " +
+      "this key is not set.")
+    .booleanConf.createWithDefault(true)
+
+  val SpecVariant: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.variant.specLayout.enabled")
+    .doc("Read VARIANT columns that are shredded in the Parquet spec layout " +
+      "(`metadata`/`value`/`typed_value`) by their leaves: path reads read the shredded columns, " +
+      "filters on them skip row groups. Tables with no shredded file stay with Spark's reader. " +
+      "Needs `spark.pyspark_ext.variant.enabled`.")
+    .booleanConf.createWithDefault(true)
+
+  val InferDraftLayout: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.variant.inferDraftLayout")
+    .doc("For Parquet paths read without a catalog table, show struct columns with the draft " +
+      "layout's shape as VARIANT. `false`: they stay structs unless the schema says VARIANT.")
+    .booleanConf.createWithDefault(true)
+
+  val VariantSkipping: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.variant.skipping.enabled")
+    .doc("Next to filters on shredded variant paths, add predicates on the typed/untyped leaves " +
+      "that let Parquet skip row groups, only where that is safe.")
+    .booleanConf.createWithDefault(true)
+
+  val PathReadsBeforeAggregates: ConfEntry[Boolean] =
+    buildConf("spark.pyspark_ext.variant.pathReadsBeforeAggregates.enabled")
+      .doc("Compute an aggregate's input that reads shredded variant paths, " +
+        "`sum(variant_get(v, '$.price', 'decimal(10,2)'))`, in the projection below the " +
+        "aggregate. Generated code for an aggregate reads every input column of a row first; a " +
+        "projection reads a column used once only where it is used, so the spec layout's " +
+        "`metadata` (a binary in every row) is read only in rows whose residual is decoded. Only " +
+        "inputs the aggregate evaluates exactly once per row move (no `FILTER` clause, no " +
+        "`DISTINCT`), so no row is evaluated that was not before.")
+      .booleanConf.createWithDefault(true)
+
+  val RowGroupMetrics: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.metrics.rowGroups.enabled")
+    .doc("Above each scan of shredded variant columns that pushes filters, a `RowGroupMetrics` " +
+      "node whose SQL metrics count the row groups the scan read and skipped (judged on " +
+      "statistics; Parquet may skip more with dictionaries). Shown in the Spark UI and by " +
+      "`explain_read_schema`. Off by default because it re-reads each file split's footer: on " +
+      "the 20M-row benchmark a selective draft-layout query took 0.84 s with it against 0.61 s " +
+      "without.")
+    .booleanConf.createWithDefault(false)
+
+  val RowGroupMetricsAllScans: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.metrics.rowGroups.allScans")
+    .doc("The same metrics on every Parquet scan that pushes filters. Off by default: on very " +
+      "wide schemas (the benchmark's 1,000-leaf payload) the extra footer read costs as much as " +
+      "reading a few leaves.")
+    .booleanConf.createWithDefault(false)
+
+  val NestedLeavesAsColumns: ConfEntry[Boolean] =
+    buildConf("spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled")
+      .doc("Under a projection (and its filter) straight over a vectorized Parquet scan, read " +
+        "each nested struct field used (`v.a.b`) as a top-level column: a `NestedLeafColumns` " +
+        "node hands the field's own vector on, so generated code reads it like a flat column " +
+        "instead of building a struct row per level and row.")
+      .booleanConf.createWithDefault(true)
+
+  val LeafColumnsReader: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.scan.leafColumnsReader.enabled")
+    .doc("When everything above such a scan uses only primitive leaves (no struct whole), read " +
+      "each leaf with Spark's own column decoder as if it were a top-level column (the format " +
+      "shows as `Parquet, leaf columns` in `EXPLAIN`): values and leaf nulls are exact, and " +
+      "Spark's per-level assembly of struct nulls, most of what a deep leaf costs over a flat " +
+      "column, is skipped. Row groups, pages and datetime rebasing are chosen as Spark's reader " +
+      "chooses them; a partitioned table's partition values follow as constant vectors, as " +
+      "Spark's reader appends them; a file whose path to a leaf is not a plain chain of groups " +
+      "is read by Spark's reader.")
+    .booleanConf.createWithDefault(true)
+
+  val PackNarrowReads: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.scan.packNarrowReads.enabled")
+    .doc("Spark sizes scan tasks by whole-file bytes, so a scan of two leaves of a wide file " +
+      "gets as many tasks as a scan of all of them, each paying a task's fixed cost for little " +
+      "work. Where a scan whose nested leaves are read as columns (above) reads half of each " +
+      "file or less, estimated from the column-chunk sizes in up to three footers (cached per " +
+      "file, so a footer is parsed once), Spark's own split rule (`maxPartitionBytes`, " +
+      "`openCostInBytes`, the minimum partition number) is applied to the estimated bytes, " +
+      "rounded to whole waves over the cores. Consecutive splits are grouped and each is still " +
+      "read whole, so rows and their order do not change; a sum of doubles may differ in its " +
+      "last bits, as it does whenever Spark splits a scan differently.")
+    .booleanConf.createWithDefault(true)
+
+  val Strict: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.strict")
+    .doc("`true`: an internal error in a rule fails the query. `false`: the rule logs a warning " +
+      "naming itself and the cause, and the query runs on Spark's own plan.")
+    .booleanConf.createWithDefault(false)
+
+  val ForceFailure: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.test.forceRuleFailure")
+    .doc("Testing only: every rule throws, to exercise the fallback and strict mode.")
+    .booleanConf.createWithDefault(false)
+
+  val FakeMissingInternals: ConfEntry[String] = buildConf("spark.pyspark_ext.test.missingSparkInternals")
+    .doc("Testing only: names of Spark internals (comma-separated, as the compatibility probe's " +
+      "warning names them) to treat as missing, to exercise the probe's switching off of the " +
+      "features that need them.")
+    .stringConf.createWithDefault("")
+
+  /** Every declared switch, in declaration order. */
+  def all: Seq[ConfEntry[_]] = declared.toSeq
+
+  /**
+   * One line per switch, tab-separated: key, type, default, doc, older keys (comma-separated).
+   * What the tests compare the README and settings.py with.
+   */
+  def listing: String = all.map { e =>
+    Seq(e.key, e.valueType, e.defaultString, e.doc, e.alternatives.mkString(",")).mkString("\t")
+  }.mkString("\n")
+
+  def enabled: Boolean = Enabled.get
+  def strict: Boolean = Strict.get
+  def forceFailure: Boolean = ForceFailure.get
 }

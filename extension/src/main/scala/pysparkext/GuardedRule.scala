@@ -6,6 +6,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.plans.QueryPlan
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.pysparkext.SparkInternalsProbe
 import org.apache.spark.sql.types.DataType
 
 import pysparkext.variant.ShreddedVariantException
@@ -23,11 +24,8 @@ class PySparkExtRuleException(rule: String, cause: Throwable)
  * query instead. Optimisations are best effort, so falling back is always correct.
  */
 abstract class GuardedPlanRule[P <: QueryPlan[P]] extends Rule[P] with Logging {
-  /** The conf that switches this feature on; defaults to true. */
-  protected def featureConf: String
-
-  /** The feature switch's value when it is not set. */
-  protected def featureDefault: Boolean = true
+  /** The switch of this feature. */
+  protected def featureConf: ConfEntry[Boolean]
 
   protected def rewrite(plan: P): P
 
@@ -35,7 +33,7 @@ abstract class GuardedPlanRule[P <: QueryPlan[P]] extends Rule[P] with Logging {
   protected def preservesSchema: Boolean = true
 
   final override def apply(plan: P): P = {
-    if (!ExtConf.enabled || !ExtConf.bool(featureConf, featureDefault)) return plan
+    if (!ExtConf.enabled || !SparkInternalsProbe.on(featureConf)) return plan
     try {
       if (ExtConf.forceFailure) {
         throw new IllegalStateException(s"forced failure (${ExtConf.ForceFailure}=true)")

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
+import org.apache.spark.sql.pysparkext.SparkInternalsProbe
 
 import pysparkext.pruning.WholePlanSchemaPruning
 import pysparkext.scan.{InsertRowGroupMetrics, NestedLeavesAsColumns}
@@ -13,7 +14,9 @@ import pysparkext.variant.{PathReadsBeforeAggregates, ResolveShreddedVariantRela
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
- * it rewrites and reads its own switches.
+ * it rewrites and reads its own switches. First it probes the Spark internals the rules rely on
+ * ([[SparkInternalsProbe]]): a feature whose internal is missing stays off, with a warning.
+ * `docs/architecture.md` follows a query through these rules.
  *
  * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
  * - Pre-CBO, in order: variant path reads become shredded-column reads, filters on them gain
@@ -27,6 +30,7 @@ import pysparkext.variant.{PathReadsBeforeAggregates, ResolveShreddedVariantRela
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    SparkInternalsProbe.run()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
     extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
     extensions.injectPreCBORule(_ => ShreddedSkipPredicates)

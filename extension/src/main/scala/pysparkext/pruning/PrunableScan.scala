@@ -4,11 +4,12 @@ import java.util.Locale
 
 import org.apache.spark.sql.catalyst.expressions.AttributeReference
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.orc.OrcFileFormat
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, FileTable}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.SparkInternals.FileRelation
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -30,14 +31,14 @@ final case class PrunableScan(
 
 object PrunableScan {
   def unapply(plan: LogicalPlan): Option[PrunableScan] = plan match {
-    case r @ LogicalRelation(fs: HadoopFsRelation, output, _, false, _)
+    case FileRelation(r, fs, output, _)
         if fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat] =>
       Some(PrunableScan(r, output, fs.dataSchema, newOutput => {
         val dataSchema = StructType(fs.dataSchema.fields.map { f =>
           newOutput.find(a => SQLConf.get.resolver(a.name, f.name))
             .fold(f)(a => f.copy(dataType = a.dataType))
         })
-        r.copy(relation = fs.copy(dataSchema = dataSchema)(fs.sparkSession), output = newOutput)
+        SparkInternals.withRelation(r, fs.copy(dataSchema = dataSchema)(fs.sparkSession), newOutput)
       }))
     case r: DataSourceV2Relation if !r.isStreaming && SQLConf.get.nestedSchemaPruningEnabled =>
       r.table match {

@@ -23,7 +23,7 @@ import pysparkext.{ExtConf, GuardedRule}
  * (InMemoryRelation) is a leaf and is never pruned. Streaming plans are left alone.
  */
 object WholePlanSchemaPruning extends GuardedRule {
-  override protected def featureConf: String = ExtConf.NestedSchemaPruning
+  override protected def featureConf = ExtConf.NestedSchemaPruning
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
     if (plan.isStreaming) return plan

@@ -7,9 +7,10 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
-import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.types.StructType
 
+import pysparkext.ExtConf
 import pysparkext.pruning.Need
 import pysparkext.scan.RowGroupMetricsExec
 
@@ -50,7 +51,8 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       val read = s.requiredSchema
       val files = s.relation.location.inputFiles.toSeq
       val parquet = s.relation.fileFormat.isInstanceOf[ParquetFileFormat] && files.nonEmpty
-      val countRowGroups = parquet && files.length <= MaxRowGroupFiles
+      val countRowGroups = parquet && files.length <= MaxRowGroupFiles &&
+        SparkInternalsProbe.missingFor(ExtConf.RowGroupMetrics).isEmpty
       // One footer read per file serves both the byte estimate and the row-group count.
       val footers = if (!parquet) Nil else ParquetFooters.read(
         files.take(if (countRowGroups) files.length else MaxFooters), conf)
@@ -103,8 +105,8 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
 
   private def fullSchemasByLocation(plan: LogicalPlan): Map[String, StructType] = {
     val withSubqueries = plan.collectWithSubqueries { case r: LogicalRelation => r }
-    withSubqueries.collect {
-      case LogicalRelation(fs: HadoopFsRelation, _, _, _, _) => locationKey(fs) -> fs.dataSchema
+    withSubqueries.map(_.relation).collect {
+      case fs: HadoopFsRelation => locationKey(fs) -> fs.dataSchema
     }.toMap
   }
 }

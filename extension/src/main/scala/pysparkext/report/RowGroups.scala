@@ -6,8 +6,8 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFilters
 import org.apache.spark.sql.internal.{LegacyBehaviorPolicy, SQLConf}
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.sources
 
 /**
@@ -26,8 +26,8 @@ object RowGroups {
     /** The Parquet predicate Spark pushes for `filters` on a file of `schema`, if any. */
     def predicate(schema: MessageType, filters: Seq[sources.Filter], rebase: RebaseSpec): Option[FilterPredicate] =
       if (!pushDown) None else {
-        val convert = new ParquetFilters(schema, date, timestamp, decimal, stringPredicate,
-          inThreshold, caseSensitive, rebase, None)
+        val convert = SparkInternals.parquetFilters(schema, date, timestamp, decimal, stringPredicate,
+          inThreshold, caseSensitive, rebase)
         filters.flatMap(f => convert.createFilter(f)).reduceOption(FilterApi.and(_, _))
       }
   }

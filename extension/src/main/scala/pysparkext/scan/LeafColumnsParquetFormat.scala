@@ -1,15 +1,11 @@
 package pysparkext.scan
 
-import org.apache.hadoop.conf.Configuration
-
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.HadoopConfShipping
-import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, UserDefinedType, VariantType}
 
 import pysparkext.report.RowGroups.FilterSettings
@@ -27,16 +23,9 @@ import pysparkext.variant.ListedFilesParquetFormat
 class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
   extends DelegatingParquetFormat(delegate) {
 
-  override def buildReaderWithPartitionValues(
-      sparkSession: SparkSession,
-      dataSchema: StructType,
-      partitionSchema: StructType,
-      requiredSchema: StructType,
-      filters: Seq[Filter],
-      options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val readFile = delegate.buildReaderWithPartitionValues(sparkSession, dataSchema,
-      partitionSchema, requiredSchema, filters, options, hadoopConf)
+  override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
+    val readFile = innerReader(request)
+    val ReaderRequest(sparkSession, _, partitionSchema, requiredSchema, filters, _, hadoopConf) = request
     val sql = SQLConf.get
     val supported = !sql.offHeapColumnVectorEnabled &&
       !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&

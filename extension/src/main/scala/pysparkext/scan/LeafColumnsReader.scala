@@ -16,6 +16,7 @@ import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile, VariantMetadata}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, VectorizedColumnReader}
 import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector, OnHeapColumnVector, WritableColumnVector}
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
@@ -74,7 +75,7 @@ final class LeafColumnsReader private (
 
   private def startGroup(pages: PageReadStore): Unit = {
     rowsLeftInGroup = pages.getRowCount
-    readers = descriptors.map(_.map(d => new VectorizedColumnReader(d,
+    readers = descriptors.map(_.map(d => SparkInternals.columnReader(d,
       d.getMaxDefinitionLevel == 0, pages, null, datetimeRebase.mode.toString,
       datetimeRebase.timeZone, int96Rebase.mode.toString, int96Rebase.timeZone, writerVersion)))
   }
@@ -86,7 +87,7 @@ final class LeafColumnsReader private (
     var i = 0
     while (i < vectors.length) {
       readers(i) match {
-        case Some(r) => LeafColumnsReader.readBatch.invoke(r, rows, vectors(i), null, null)
+        case Some(r) => SparkInternals.readTopLevel(r, rows, vectors(i))
         case None => vectors(i).putNulls(0, rows)
       }
       i += 1
@@ -182,20 +183,6 @@ object LeafColumnsReader {
           if (t.isPrimitive) t else t.asGroupType().withNewFields(cut(t.asGroupType(), ps.map(_.tail)): _*)
       }
     new MessageType(message.getName, cut(message, paths): _*)
-  }
-
-  /**
-   * Spark's column reader fills a vector as a top-level column when it is given no level vectors:
-   * a value where the definition level is the column's maximum, a null anywhere else. For a leaf
-   * under structs that is exactly what the chain of field extractions returns (a null at any
-   * level makes the leaf null). The method is package-private and the extension's jar has its
-   * own class loader, so it is reached by reflection, once per batch.
-   */
-  private[scan] val readBatch: java.lang.reflect.Method = {
-    val vector = classOf[WritableColumnVector]
-    val m = classOf[VectorizedColumnReader].getDeclaredMethod("readBatch", Integer.TYPE, vector, vector, vector)
-    m.setAccessible(true)
-    m
   }
 }
 

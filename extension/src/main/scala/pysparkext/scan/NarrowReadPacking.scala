@@ -41,7 +41,7 @@ object NarrowReadPacking extends Logging {
   private val SampledFiles = 3
 
   def apply[T: ClassTag](rdd: RDD[T], scan: FileSourceScanExec): RDD[T] = {
-    if (!ExtConf.bool(ExtConf.PackNarrowReads, default = true)) return rdd
+    if (!ExtConf.PackNarrowReads.get) return rdd
     val splits = rdd.partitions
     val session = scan.relation.sparkSession
     val sql = session.sessionState.conf

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference,
 import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.execution.vectorized.WritableColumnVector
+import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 
@@ -22,9 +22,17 @@ import pysparkext.{ExtConf, GuardedPlanRule}
  * partitioning does not depend on the columns) are rewritten. The operators rewritten define
  * their own output, so the columns they no longer need can be dropped. Runs before the columnar
  * transitions, so Spark puts the row conversion above the new node.
+ *
+ * {{{
+ *   Before: Project [s.a.b + 1]
+ *           +- FileScan parquet [s: struct<a: struct<b: int, c: string>>]
+ *   After:  Project [s_a_b + 1]
+ *           +- NestedLeafColumns [s_a_b]    (the vector of s.a.b, as a top-level column)
+ *              +- FileScan Parquet, leaf columns [s]
+ * }}}
  */
 object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
-  override protected def featureConf: String = ExtConf.NestedLeavesAsColumns
+  override protected def featureConf = ExtConf.NestedLeavesAsColumns
 
   override protected def rewrite(plan: SparkPlan): SparkPlan = plan.transformDown {
     case p @ ProjectExec(_, f @ FilterExec(_, s: FileSourceScanExec)) if eligible(s) =>
@@ -39,16 +47,10 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       }.getOrElse(p)
   }
 
-  private def eligible(s: FileSourceScanExec): Boolean = rowAlignedStructs &&
+  // Builds whose struct vectors are not row-aligned are caught by SparkInternalsProbe, which
+  // switches this rule off (SparkInternals.structVectorsRowAligned).
+  private def eligible(s: FileSourceScanExec): Boolean =
     s.supportsColumnar && !s.bucketedScan && s.relation.fileFormat.isInstanceOf[ParquetFileFormat]
-
-  /**
-   * Spark 4.3's struct vectors hold a child value at every row of the struct. Builds whose
-   * vectors store children only for non-null structs (they have `putStruct`) would make a field
-   * vector's row numbers differ from the batch's, so there the rule stays off.
-   */
-  private lazy val rowAlignedStructs: Boolean =
-    !classOf[WritableColumnVector].getMethods.exists(_.getName == "putStruct")
 
   /** A chain of struct field extractions from an attribute: (attribute, ordinals). */
   private def chain(e: Expression): Option[(Attribute, List[Int])] = e match {
@@ -71,7 +73,7 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
     def root(a: Attribute): Int = {
       val i = output.indexWhere(_.exprId == a.exprId)
       if (i >= 0 && i < types.length && data.contains(a.name) &&
-        types(i).endsWith("OnHeapColumnVector")) i
+        SparkInternals.isOnHeapVector(types(i))) i
       else -1
     }
     def key(g: GetStructField): Option[(Int, List[Int])] =
@@ -112,7 +114,7 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
     val schema = scan.requiredSchema
     val format = scan.relation.fileFormat
     val partitions = scan.relation.partitionSchema
-    val eligible = ExtConf.bool(ExtConf.LeafColumnsReader, default = true) &&
+    val eligible = SparkInternalsProbe.on(ExtConf.LeafColumnsReader) &&
       ParquetFormats.readsAsSpark(format) &&
       scan.output.length == schema.length + partitions.length &&
       scan.output.drop(schema.length).map(_.name) == partitions.fieldNames.toSeq

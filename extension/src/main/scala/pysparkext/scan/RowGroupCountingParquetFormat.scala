@@ -1,16 +1,12 @@
 package pysparkext.scan
 
-import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.hadoop.util.HadoopInputFile
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, ParquetFooterReader}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.pysparkext.HadoopConfShipping
-import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StructType
 
 import pysparkext.report.RowGroups
 
@@ -29,18 +25,11 @@ class RowGroupCountingParquetFormat(
     val rowGroupsRead: SQLMetric,
     val rowGroupsSkipped: SQLMetric) extends DelegatingParquetFormat(delegate) {
 
-  override def buildReaderWithPartitionValues(
-      sparkSession: SparkSession,
-      dataSchema: StructType,
-      partitionSchema: StructType,
-      requiredSchema: StructType,
-      filters: Seq[Filter],
-      options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val readFile = delegate.buildReaderWithPartitionValues(sparkSession, dataSchema,
-      partitionSchema, requiredSchema, filters, options, hadoopConf)
+  override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
+    val readFile = innerReader(request)
+    val filters = request.filters
     val settings = RowGroups.FilterSettings.current
-    val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
+    val conf = HadoopConfShipping.ship(request.session.sparkContext, request.hadoopConf)
     val (read, skipped) = (rowGroupsRead, rowGroupsSkipped)
     (file: PartitionedFile) => {
       val c = conf()

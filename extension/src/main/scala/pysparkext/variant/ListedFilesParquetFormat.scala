@@ -4,13 +4,11 @@ import java.io.FileNotFoundException
 
 import org.apache.hadoop.conf.Configuration
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{DataError, HadoopConfShipping}
-import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StructType
+
+import pysparkext.scan.{ReaderRequest, WrappingParquetFormat}
 
 /**
  * Spark's Parquet reader for the scans of shredded variant relations, whose plan rests on the
@@ -24,18 +22,10 @@ import org.apache.spark.sql.types.StructType
  * user's step in both cases. One file-status call per split; a file that has disappeared is left
  * to Spark's reader (`spark.sql.files.ignoreMissingFiles`).
  */
-class ListedFilesParquetFormat extends ParquetFileFormat {
-  override def buildReaderWithPartitionValues(
-      sparkSession: SparkSession,
-      dataSchema: StructType,
-      partitionSchema: StructType,
-      requiredSchema: StructType,
-      filters: Seq[Filter],
-      options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val read = super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema,
-      requiredSchema, filters, options, hadoopConf)
-    val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
+class ListedFilesParquetFormat extends WrappingParquetFormat {
+  override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
+    val read = innerReader(request)
+    val conf = HadoopConfShipping.ship(request.session.sparkContext, request.hadoopConf)
     (file: PartitionedFile) => {
       ListedFilesParquetFormat.checkUnchanged(file, conf())
       read(file)

@@ -26,7 +26,7 @@ import pysparkext.{ExtConf, GuardedPlanRule}
  * each, conditional parts and errors included. Grouping keys are already projected by Spark.
  */
 object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
-  override protected def featureConf: String = ExtConf.PathReadsBeforeAggregates
+  override protected def featureConf = ExtConf.PathReadsBeforeAggregates
 
   override protected def rewrite(plan: SparkPlan): SparkPlan = plan.transformUp {
     case agg: BaseAggregateExec if evaluatesInputsPerRow(agg) =>

@@ -1,5 +1,6 @@
 package pysparkext.variant
 
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.types.variant.{Variant, VariantBuilder}
 
 /**
@@ -21,16 +22,10 @@ object RawPrimitive {
   private val Names = Map(Time -> "time", TimestampNanos -> "timestamp with nanoseconds",
     TimestampNtzNanos -> "timestamp without time zone, with nanoseconds")
 
-  private lazy val writeBuffer = {
-    val f = classOf[VariantBuilder].getDeclaredField("writeBuffer")
-    f.setAccessible(true)
-    f
-  }
-
   def append(b: VariantBuilder, typeId: Int, payload: Long): Unit = {
     val at = b.getWritePos
     b.appendTimestamp(payload)
-    writeBuffer.get(b).asInstanceOf[Array[Byte]](at) = (typeId << 2).toByte
+    SparkInternals.variantWriteBuffer(b)(at) = (typeId << 2).toByte
   }
 
   /**

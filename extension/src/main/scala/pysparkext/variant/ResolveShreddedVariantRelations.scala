@@ -5,7 +5,7 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Project, Union}
-import org.apache.spark.sql.execution.datasources.{FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
@@ -32,17 +32,17 @@ import pysparkext.{ExtConf, GuardedRule}
  * ([[VariantGroupsAsStructsParquetFormat]]). Unshredded tables stay with Spark's reader.
  */
 class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule {
-  override protected def featureConf: String = ExtConf.DraftVariant
+  override protected def featureConf = ExtConf.ShreddedVariant
   override protected def preservesSchema: Boolean = false
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
-    val infer = ExtConf.bool(ExtConf.InferDraftLayout, default = true)
+    val infer = ExtConf.InferDraftLayout.get
     // Not resolveOperators: Spark caches a catalog table's relation, already marked analyzed,
     // and hands the same node to later queries, which must still be rewritten (a relation once
     // rewritten has no VARIANT candidates left, so the rule never applies twice).
     AnalysisHelper.allowInvokingTransformsInAnalyzer {
       plan.transformUp {
-        case r @ LogicalRelation(fs: HadoopFsRelation, _, table, false, _)
+        case SparkInternals.FileRelation(r, fs, _, table)
             if fs.fileFormat.isInstanceOf[ParquetFileFormat] =>
           // An analyzed relation (a temp view or DataFrame made with inference off) has had its
           // struct columns resolved against by the plan above; presenting them as VARIANT now
@@ -83,7 +83,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     }
     def stored(schema: FooterSchemas.FileSchema, c: String): Option[DataType] =
       schema.schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType)
-    val specShredded = ExtConf.bool(ExtConf.SpecVariant, default = true) &&
+    val specShredded = ExtConf.SpecVariant.get &&
       !fs.dataSchema.exists(f => f.dataType != VariantType && nestsVariant(f.dataType)) &&
       schemas.exists { case (_, schema) =>
         columns.exists(c => fs.dataSchema(c).dataType == VariantType &&
@@ -216,9 +216,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
         case Seq(root) if fs.partitionSchema.nonEmpty => Map("basePath" -> root.toString)
         case _ => Map.empty[String, String]
       }
-      new InMemoryFileIndex(session, fileList.map(_.getPath: Path), fs.options ++ base,
-        if (fs.partitionSchema.isEmpty) None else Some(fs.partitionSchema),
-        FileStatusCache.getOrCreate(session), None, None)
+      SparkInternals.fileIndex(session, fileList.map(_.getPath: Path), fs.options ++ base,
+        if (fs.partitionSchema.isEmpty) None else Some(fs.partitionSchema))
     }.getOrElse(fs.location)
     val format = if (draft.values.flatten.exists(t =>
         SpecLayout.isSpec(t) || VariantGroupsAsStructsParquetFormat.hasRawLeaves(t))) {
@@ -242,6 +241,6 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
         case None => read
       }
     }
-    Project(columns, r.copy(relation = relation, output = output))
+    Project(columns, SparkInternals.withRelation(r, relation, output))
   }
 }

@@ -32,9 +32,17 @@ import pysparkext.{ExtConf, GuardedRule}
  * Safe because [[ShreddedVariantGet]] returns exactly what the expression it replaces returns (it
  * casts with the same Spark code, error mode and time zone), and carrying an extra column up
  * changes no operator's result.
+ *
+ * {{{
+ *   Before: Project [variant_get(reconstruct_shredded_variant(s), $.user.id, int) AS id]
+ *           +- Relation [s: struct<untyped_value, object: struct<user: struct<...>>>]
+ *   After:  Project [shredded_variant_get(s.object.user.object.id.typed_value,
+ *                                         s.object.user.untyped_value, ..., $.user.id, int) AS id]
+ *           +- Relation [s]     (nested schema pruning then reads just those leaves)
+ * }}}
  */
 object RewriteShreddedVariantPaths extends GuardedRule {
-  override protected def featureConf: String = ExtConf.DraftVariant
+  override protected def featureConf = ExtConf.ShreddedVariant
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
     if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ReconstructShreddedVariant])))) {

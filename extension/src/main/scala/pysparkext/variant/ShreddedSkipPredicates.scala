@@ -24,9 +24,17 @@ import pysparkext.{ExtConf, GuardedRule}
  * which rows match), for `=`, `<=>`, `<`, `<=`, `>`, `>=`, `IN`, `IS NULL`,
  * `IS NOT NULL`, `startswith` and AND/OR of those. A negation is never pushed. The original
  * filter still runs on the rows read.
+ *
+ * {{{
+ *   Before: Filter shredded_variant_get(s.object.id.typed_value, s.object.id.untyped_value,
+ *                                       ..., $.id, bigint) = 7
+ *   After:  Filter shredded_variant_get(...) = 7 AND
+ *                  (s.object.id.typed_value = 7 OR isnotnull(s.object.id.untyped_value)
+ *                   OR isnotnull(s.untyped_value))    (pushed to Parquet)
+ * }}}
  */
 object ShreddedSkipPredicates extends GuardedRule {
-  override protected def featureConf: String = ExtConf.VariantSkipping
+  override protected def featureConf = ExtConf.VariantSkipping
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.transformUp {
     case f @ Filter(cond, child) if scanBelow(child) && cond.exists(_.isInstanceOf[ShreddedVariantGet]) =>

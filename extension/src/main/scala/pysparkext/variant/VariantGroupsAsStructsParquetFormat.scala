@@ -6,8 +6,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.pysparkext.SparkInternals
-import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
+
+import pysparkext.scan.ReaderRequest
 
 /**
  * Spark's Parquet reader, except that groups annotated with Parquet's VARIANT logical type are
@@ -30,21 +31,15 @@ class VariantGroupsAsStructsParquetFormat extends ListedFilesParquetFormat {
   override def supportBatch(sparkSession: SparkSession, schema: StructType): Boolean =
     !VariantGroupsAsStructsParquetFormat.hasRawLeaves(schema) && super.supportBatch(sparkSession, schema)
 
-  override def buildReaderWithPartitionValues(
-      sparkSession: SparkSession,
-      dataSchema: StructType,
-      partitionSchema: StructType,
-      requiredSchema: StructType,
-      filters: Seq[Filter],
-      options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val conf = new Configuration(hadoopConf)
+  // The listed-files check wraps a reader that ignores the annotation (and reads raw leaves row
+  // by row), so both settings go into the request the inner reader gets.
+  override protected def innerReader(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
+    val conf = new Configuration(request.hadoopConf)
     conf.setBoolean(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, true)
     val session =
-      if (!VariantGroupsAsStructsParquetFormat.hasRawLeaves(requiredSchema)) sparkSession
-      else SparkInternals.withSettings(sparkSession, VariantGroupsAsStructsParquetFormat.RowReader)
-    super.buildReaderWithPartitionValues(session, dataSchema, partitionSchema,
-      requiredSchema, filters, options, conf)
+      if (!VariantGroupsAsStructsParquetFormat.hasRawLeaves(request.requiredSchema)) request.session
+      else SparkInternals.withSettings(request.session, VariantGroupsAsStructsParquetFormat.RowReader)
+    super.innerReader(request.copy(session = session, hadoopConf = conf))
   }
 
 }

@@ -1,10 +1,30 @@
 package org.apache.spark.sql.pysparkext
 
-import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.execution.datasources.DataSourceStrategy
-import org.apache.spark.sql.sources
+import java.time.ZoneId
 
-/** The few Spark APIs the extension needs that Spark keeps package-private. */
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.VersionParser.ParsedVersion
+import org.apache.parquet.column.ColumnDescriptor
+import org.apache.parquet.column.page.PageReadStore
+import org.apache.parquet.schema.MessageType
+
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
+import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
+import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
+import org.apache.spark.sql.sources
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.types.variant.VariantBuilder
+
+/**
+ * The Spark APIs the extension needs that Spark keeps package-private, reaches only by
+ * reflection, or changes between versions (constructor arities, case-class positions). Each is
+ * used through here, and [[SparkInternalsProbe]] checks at session start that the running Spark
+ * still has it. What is still used outside this layer is listed in `docs/architecture.md`.
+ */
 object SparkInternals {
   /** A data filter as Spark hands it to a file format that reaches nested fields (Parquet). */
   def toSourceFilter(e: Expression): Option[sources.Filter] =
@@ -21,6 +41,89 @@ object SparkInternals {
     settings.foreach { case (k, v) => copy.sessionState.conf.setConfString(k, v) }
     copy
   }
+
+  /**
+   * A batch (not streaming) relation over files: (relation node, files, output, catalog table).
+   * By field, not by position: `LogicalRelation`'s constructor gained a fifth parameter in 4.0.
+   */
+  object FileRelation {
+    def unapply(plan: LogicalPlan)
+        : Option[(LogicalRelation, HadoopFsRelation, Seq[AttributeReference], Option[CatalogTable])] =
+      plan match {
+        case r: LogicalRelation if !r.isStreaming => r.relation match {
+          case fs: HadoopFsRelation => Some((r, fs, r.output, r.catalogTable))
+          case _ => None
+        }
+        case _ => None
+      }
+  }
+
+  /** `r` reading `relation` with `output` (its other fields kept). */
+  def withRelation(r: LogicalRelation, relation: HadoopFsRelation, output: Seq[AttributeReference])
+      : LogicalRelation = r.copy(relation = relation, output = output)
+
+  /** An index of exactly `paths`, as Spark lists a path read. */
+  def fileIndex(
+      session: org.apache.spark.sql.SparkSession,
+      paths: Seq[Path],
+      options: Map[String, String],
+      partitionSchema: Option[StructType]): InMemoryFileIndex =
+    new InMemoryFileIndex(session, paths, options, partitionSchema,
+      FileStatusCache.getOrCreate(session), None, None)
+
+  /** The converter of data filters to Parquet predicates that Spark's Parquet reader uses. */
+  def parquetFilters(
+      schema: MessageType, date: Boolean, timestamp: Boolean, decimal: Boolean,
+      stringPredicate: Boolean, inThreshold: Int, caseSensitive: Boolean,
+      rebase: RebaseSpec): ParquetFilters =
+    new ParquetFilters(schema, date, timestamp, decimal, stringPredicate, inThreshold,
+      caseSensitive, rebase, None)
+
+  /** Spark's decoder of one Parquet column chunk into column vectors. */
+  def columnReader(
+      column: ColumnDescriptor, isRequired: Boolean, pages: PageReadStore,
+      convertTz: ZoneId, datetimeRebaseMode: String, datetimeRebaseTz: String,
+      int96RebaseMode: String, int96RebaseTz: String,
+      writerVersion: ParsedVersion): VectorizedColumnReader =
+    new VectorizedColumnReader(column, isRequired, pages, convertTz, datetimeRebaseMode,
+      datetimeRebaseTz, int96RebaseMode, int96RebaseTz, writerVersion)
+
+  /**
+   * `reader.readBatch(rows, values, null, null)`: with no level vectors Spark's column reader
+   * fills `values` as a top-level column (a value where the definition level is the column's
+   * maximum, a null anywhere else). The method is package-private and the extension's jar has
+   * its own class loader, so it is reached by reflection.
+   */
+  def readTopLevel(reader: VectorizedColumnReader, rows: Int, values: WritableColumnVector): Unit =
+    readBatch.invoke(reader, Int.box(rows), values, null, null)
+
+  private[pysparkext] lazy val readBatch: java.lang.reflect.Method = {
+    val vector = classOf[WritableColumnVector]
+    val m = classOf[VectorizedColumnReader].getDeclaredMethod("readBatch", Integer.TYPE, vector, vector, vector)
+    m.setAccessible(true)
+    m
+  }
+
+  /** The bytes a variant builder has written so far (its buffer, private in Spark). */
+  def variantWriteBuffer(b: VariantBuilder): Array[Byte] =
+    variantBuffer.get(b).asInstanceOf[Array[Byte]]
+
+  private[pysparkext] lazy val variantBuffer: java.lang.reflect.Field = {
+    val f = classOf[VariantBuilder].getDeclaredField("writeBuffer")
+    f.setAccessible(true)
+    f
+  }
+
+  /**
+   * Whether struct vectors hold a child value at every row of the struct, as in Spark 4.3. Builds
+   * whose vectors store children only for non-null structs have `putStruct`; there a field
+   * vector's row numbers differ from the batch's.
+   */
+  lazy val structVectorsRowAligned: Boolean =
+    !classOf[WritableColumnVector].getMethods.exists(_.getName == "putStruct")
+
+  /** Whether a scan's vector type (`FileSourceScanExec.vectorTypes`) is Spark's on-heap vector. */
+  def isOnHeapVector(vectorType: String): Boolean = vectorType == classOf[OnHeapColumnVector].getName
 }
 
 /** Shipping a Hadoop configuration to executors, as Spark's own file formats do. */
