@@ -146,7 +146,7 @@ def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, s
     def part(i: int, count: int) -> DataFrame:
         return truth.where(f"id % {count} = {i}")
 
-    draft = [lambda p, i=i: shred(part(i, len(DRAFT_SCHEMAS)), "v", s).coalesce(1).write.parquet(p)
+    draft = [lambda p, i=i, s=s: shred(part(i, len(DRAFT_SCHEMAS)), "v", s).coalesce(1).write.parquet(p)
              for i, s in enumerate(DRAFT_SCHEMAS)]
     paths["variant_draft"] = str(_one_table(base, "variant_draft", draft))
     spec = [lambda p, i=i, s=s: _spark_writer(spark, part(i, len(SPEC_SCHEMAS)), p, s)

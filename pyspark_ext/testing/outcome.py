@@ -5,7 +5,8 @@ rows with equal sort keys (ties) the order is not defined, so an ordered compari
 by run, each run as a multiset, when the sort keys are known as positions of output columns.
 Doubles are compared to 12 significant digits: a plan that sums in another order (a Union of
 scans instead of one scan, other task splits) may change the last bits. VARIANT values are
-compared by their JSON, since equal values may be encoded with different dictionaries.
+compared by ``equivalence.variant_text``: equal values may be encoded with different dictionaries,
+and the variant spec makes integers and decimals of equal value one value.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.types import VariantVal
+
+from .equivalence import variant_text
 
 ENABLED = "spark.pyspark_ext.enabled"
 
@@ -55,7 +58,7 @@ class Outcome:
 
 def normalise(x: Any) -> Any:
     if isinstance(x, VariantVal):
-        return ("variant", x.toJson())
+        return ("variant", variant_text(x))
     if isinstance(x, (Row, list, tuple)):
         return tuple(normalise(i) for i in x)
     if isinstance(x, dict):
