@@ -8,14 +8,17 @@ import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 
 import pysparkext.pruning.WholePlanSchemaPruning
 import pysparkext.scan.{InsertRowGroupMetrics, NestedLeavesAsColumns}
-import pysparkext.variant.{PathReadsBeforeAggregates, ResolveShreddedVariantRelations,
-  RewriteShreddedVariantPaths, ShredDraftVariant, ShreddedSkipPredicates}
+import pysparkext.variant.{PathReadsBeforeAggregates, PushCorrelatedProjectionThroughUnion,
+  ResolveShreddedVariantRelations, RewriteShreddedVariantPaths, ShredDraftVariant,
+  ShreddedSkipPredicates}
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
  * it rewrites and reads its own switches.
  *
  * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
+ * - Pre operator optimization: a projection holding a correlated subquery over a Union (the
+ *   per-file scans of a table) is pushed into the Union's children, where Spark's own rule fails.
  * - Pre-CBO, in order: variant path reads become shredded-column reads, filters on them gain
  *   row-group skipping predicates, then whole-plan nested schema pruning. Pre-CBO runs after
  *   operator optimisation (column pruning, predicate push-down and subquery optimisation have
@@ -28,6 +31,7 @@ import pysparkext.variant.{PathReadsBeforeAggregates, ResolveShreddedVariantRela
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
+    extensions.injectPreOperatorOptimizationRule(_ => PushCorrelatedProjectionThroughUnion)
     extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
     extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
