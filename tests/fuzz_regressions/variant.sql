@@ -4,8 +4,8 @@
 -- reference: variant_spec
 -- ansi: false
 -- order: none
--- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L (Spark's PushProjectionThroughUnion, on the Union of scans the extension makes of a spec-layout table whose files' typed columns conflict, inside a correlated scalar subquery)
--- status: open
+-- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L. Spark's PushProjectionThroughUnion (SPARK-59042) maps every attribute of a Project over a Union to the other children's columns, including the subquery's own attribute in a correlated scalar subquery's pulled-up join condition (x.id in x.id = e.id); the extension reads the outer spec table (conflicting files) as a Union. Fixed by PushCorrelatedProjectionThroughUnion, which pushes such projections itself one batch earlier
+-- status: fixed
 SELECT (SELECT x.v FROM variant_spec AS x WHERE x.id = e.id) AS s FROM variant_spec AS e;
 
 -- seed: 3
@@ -14,8 +14,8 @@ SELECT (SELECT x.v FROM variant_spec AS x WHERE x.id = e.id) AS s FROM variant_s
 -- reference: variant_spec
 -- ansi: true
 -- order: none
--- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L (as above, with a non-equality correlation and a path read)
--- status: open
+-- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L (as above, with a non-equality correlation and a path read; fixed by PushCorrelatedProjectionThroughUnion)
+-- status: fixed
 SELECT (SELECT SUM(TRY_VARIANT_GET(x.v, '$.price', 'decimal(10,2)')) FROM variant_spec AS x WHERE x.id >= e.id) AS s FROM variant_spec AS e;
 
 -- seed: 105
@@ -24,8 +24,8 @@ SELECT (SELECT SUM(TRY_VARIANT_GET(x.v, '$.price', 'decimal(10,2)')) FROM varian
 -- reference: variant_truth
 -- ansi: false
 -- order: none
--- finding: expected 400 rows, got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH: Rule pysparkext.pruning.WholePlanSchemaPruning in batch Pre CBO Rules generated an invalid plan: Multiple attributes have the same expression ID but different data types (a correlated scalar subquery over a draft-layout table)
--- status: open
+-- finding: expected 400 rows, got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH: Rule pysparkext.pruning.WholePlanSchemaPruning in batch Pre CBO Rules generated an invalid plan: Multiple attributes have the same expression ID but different data types (a correlated scalar subquery over a draft-layout table). The subquery's scan, read pruned, was passed on whole through a Project that padded it back with named_struct, whose type lacks the draft layout's nested field metadata, under the column's id. Fixed: the padded column is widened into its exact type
+-- status: fixed
 SELECT (SELECT COUNT(x.v) FROM variant_draft AS x WHERE x.id >= e.id) AS s FROM variant_draft AS e;
 
 -- seed: 105
@@ -34,8 +34,8 @@ SELECT (SELECT COUNT(x.v) FROM variant_draft AS x WHERE x.id >= e.id) AS s FROM 
 -- reference: variant_spec
 -- ansi: true
 -- order: none
--- finding: expected 22 rows, got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH: Rule org.apache.spark.sql.execution.datasources.SchemaPruning in batch Early Filter and Projection Push-Down generated an invalid plan (after the extension's rules; a correlated scalar subquery over a spec-layout table)
--- status: open
+-- finding: expected 22 rows, got error PLAN_VALIDATION_FAILED_RULE_IN_BATCH: Rule org.apache.spark.sql.execution.datasources.SchemaPruning in batch Early Filter and Projection Push-Down generated an invalid plan (a correlated scalar subquery over a spec-layout table). Decorrelation copies the outer scan with the same ids; the outer query reads v whole, the copy one path in a filter, and SchemaPruning read the copy with a narrower type under the same id. Fixed by DistinctRelationCopies, which gives the copy ids of its own before pruning
+-- status: fixed
 SELECT e.v, (SELECT SUM(TRY_VARIANT_GET(x.v, '$.user.id', 'decimal(38,10)')) FROM variant_spec AS x WHERE x.id >= e.id) AS s FROM variant_spec AS e WHERE TRY_VARIANT_GET(e.v, '$.score', 'float') < 10;
 
 -- seed: 107

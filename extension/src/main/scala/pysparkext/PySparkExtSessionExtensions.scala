@@ -7,10 +7,11 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.pysparkext.SparkInternalsProbe
 
-import pysparkext.pruning.WholePlanSchemaPruning
+import pysparkext.pruning.{DistinctRelationCopies, WholePlanSchemaPruning}
 import pysparkext.scan.{InsertRowGroupMetrics, NestedLeavesAsColumns}
-import pysparkext.variant.{PathReadsBeforeAggregates, ResolveShreddedVariantRelations,
-  RewriteShreddedVariantPaths, ShredDraftVariant, ShreddedSkipPredicates}
+import pysparkext.variant.{PathReadsBeforeAggregates, PushCorrelatedProjectionThroughUnion,
+  ResolveShreddedVariantRelations, RewriteShreddedVariantPaths, ShredDraftVariant,
+  ShreddedSkipPredicates}
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
@@ -19,8 +20,11 @@ import pysparkext.variant.{PathReadsBeforeAggregates, ResolveShreddedVariantRela
  * `docs/architecture.md` follows a query through these rules.
  *
  * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
+ * - Pre operator optimization: a projection holding a correlated subquery over a Union (the
+ *   per-file scans of a table) is pushed into the Union's children, where Spark's own rule fails.
  * - Pre-CBO, in order: variant path reads become shredded-column reads, filters on them gain
- *   row-group skipping predicates, then whole-plan nested schema pruning. Pre-CBO runs after
+ *   row-group skipping predicates, copies of a scan that share column ids (from decorrelation)
+ *   get ids of their own, then whole-plan nested schema pruning. Pre-CBO runs after
  *   operator optimisation (column pruning, predicate push-down and subquery optimisation have
  *   shaped the plan) and right before Spark's own "Early Filter and
  *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
@@ -32,8 +36,10 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     SparkInternalsProbe.run()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
+    extensions.injectPreOperatorOptimizationRule(_ => PushCorrelatedProjectionThroughUnion)
     extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
     extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
+    extensions.injectPreCBORule(_ => DistinctRelationCopies)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
     extensions.injectColumnar(session => new ColumnarRule {
       private val metrics = new InsertRowGroupMetrics(session)

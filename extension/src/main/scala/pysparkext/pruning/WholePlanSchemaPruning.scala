@@ -72,16 +72,25 @@ final case class PrunedScan(original: PrunableScan, relation: LogicalPlan,
 
   def rewrite(e: Expression): Expression = rewriter(e)
 
-  /** Keeps the output name and id, so the operators above see the column they expect. */
+  /**
+   * Keeps the output name, id and exact type, so the operators above see the column they expect.
+   * A struct padded back with `named_struct` has the original fields and types but not their
+   * metadata (the draft layout marks nested fields), and the id's other uses keep the original
+   * type, which Spark's plan validation requires to be the same everywhere: such a value is
+   * widened into the original type instead.
+   */
   def rewriteNamed(ne: NamedExpression): NamedExpression = ne match {
     case a: Alias =>
-      Alias(rewriter(a.child), a.name)(a.exprId, a.qualifier, a.explicitMetadata,
-        a.nonInheritableMetadataKeys)
+      Alias(exactly(rewriter(a.child), a.child.dataType), a.name)(a.exprId, a.qualifier,
+        a.explicitMetadata, a.nonInheritableMetadataKeys)
     case a: AttributeReference =>
       val r = rewriter(a)
-      if (r eq a) a else Alias(r, a.name)(a.exprId, a.qualifier, Some(a.metadata))
+      if (r eq a) a else Alias(exactly(r, a.dataType), a.name)(a.exprId, a.qualifier, Some(a.metadata))
     case other => other
   }
+
+  private def exactly(e: Expression, t: org.apache.spark.sql.types.DataType): Expression =
+    if (e.dataType == t) e else WidenPrunedValue(e, t)
 }
 
 object PrunedScan {

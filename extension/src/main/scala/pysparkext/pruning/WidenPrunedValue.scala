@@ -9,7 +9,8 @@ import org.apache.spark.sql.types._
 /**
  * Widens an array or map read with a pruned element type back to the type the plan above
  * expects: struct fields the pruning dropped become null (the type's default where a field is
- * not nullable). Padding an array element by element with `transform` and a lambda would be
+ * not nullable). It also gives a struct padded with `named_struct` its original type exactly,
+ * field metadata included, where a column keeps its id ([[PrunedScan.rewriteNamed]]). Padding an array element by element with `transform` and a lambda would be
  * interpreted row by row and would take the operator out of whole-stage code; this expression
  * precomputes the field mapping once and is called from generated code.
  *

@@ -49,7 +49,8 @@ object RewriteShreddedVariantPaths extends GuardedRule {
       return plan
     }
     val inlined = plan.transformAllExpressions(inline)
-    val carried = restoreOutputs(inlined, carry(inlined))
+    val intoUnions = readPathsInUnions(inlined)
+    val carried = restoreOutputs(intoUnions, carry(intoUnions))
     if (carried eq inlined) return inlined
     val narrowed = if (carried.output == plan.output) carried else Project(plan.output, carried)
     cleanUp(narrowed, rounds = 4).transformAllExpressions(inline)
@@ -94,6 +95,65 @@ object RewriteShreddedVariantPaths extends GuardedRule {
   private val inline = pathReads {
     case ReconstructShreddedVariant(s, col) => Some(s -> col)
     case _ => None
+  }
+
+  /**
+   * Path reads in an aggregate or projection directly over a Union whose children each rebuild
+   * the variant from their own struct (a table whose files shred differently): each read becomes
+   * a new column of every Union child, computed there from that child's struct, and the operator
+   * reads the column. Spark pushes projections into a Union's children, where the inline rewrite
+   * applies, but never an aggregate: `sum(variant_get(v, '$.id', 'bigint'))` over the Union would
+   * otherwise rebuild `v` whole from every column of every file. Every child gains the same
+   * columns in the same order, so the Union's columns stay aligned; the operator's own output is
+   * unchanged.
+   */
+  private def readPathsInUnions(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case a @ Aggregate(_, _, u: Union, _) => overUnion(a, u).getOrElse(a)
+    case p @ Project(_, u: Union) => overUnion(p, u).getOrElse(p)
+  }
+
+  private def overUnion(node: LogicalPlan, u: Union): Option[LogicalPlan] = {
+    val children = u.children.map {
+      case p: Project => Some(p)
+      case _ => None
+    }
+    if (children.exists(_.isEmpty)) return None
+    val projects = children.flatten
+    // Union column index -> per child (struct, column name), where every child rebuilds it.
+    val rebuilt: Map[ExprId, Seq[(Expression, String)]] = u.output.zipWithIndex.flatMap { case (out, k) =>
+      val perChild = projects.map(p => p.projectList.lift(k).collect {
+        case Alias(ReconstructShreddedVariant(s: Attribute, col), _) if p.child.outputSet.contains(s) =>
+          (s: Expression, col)
+      })
+      if (perChild.forall(_.isDefined)) Some(out.exprId -> perChild.flatten) else None
+    }.toMap
+    if (rebuilt.isEmpty) return None
+    def readsIn(i: Int) = valuePathReads(pathReads {
+      case a: Attribute => rebuilt.get(a.exprId).map(_(i))
+      case _ => None
+    })
+    val first = readsIn(0)
+    val found = mutable.LinkedHashMap.empty[Expression, Expression]
+    node.expressions.foreach(_.foreach { e =>
+      if (first.isDefinedAt(e) && e.deterministic) found.getOrElseUpdate(e.canonicalized, e)
+    })
+    if (found.isEmpty) return None
+    val reads = found.values.toSeq
+    val newChildren = projects.zipWithIndex.map { case (p, i) =>
+      val rule = readsIn(i)
+      p.copy(projectList = p.projectList ++ reads.map(e => Alias(rule(e), "_variant_path")()))
+    }
+    val union = u.withNewChildren(newChildren)
+    val columns = reads.map(_.canonicalized).zip(union.output.drop(u.output.length)).toMap
+    Some(node.withNewChildren(Seq(union)).transformExpressionsDown {
+      case e if columns.contains(e.canonicalized) => columns(e.canonicalized)
+    })
+  }
+
+  /** The path reads that are values of the row (not aggregate functions such as `count(v)`). */
+  private def valuePathReads(reads: PartialFunction[Expression, Expression])
+      : PartialFunction[Expression, Expression] = {
+    case e if !e.isInstanceOf[Count] && reads.isDefinedAt(e) => reads(e)
   }
 
   /**
