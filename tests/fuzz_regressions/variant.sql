@@ -64,7 +64,7 @@ SELECT id, SCHEMA_OF_VARIANT(TRY_VARIANT_GET(v, '$.score', 'variant')) FROM vari
 -- reference: variant_truth
 -- ansi: false
 -- order: none
--- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L (the PushProjectionThroughUnion failure of seed 3 query 68, on a draft-layout table: since data.py shreds each draft file by its own schema, their typed columns conflict and the extension reads them as a Union of scans)
--- status: open
+-- finding: expected 400 rows, got error java.util.NoSuchElementException: key not found: id#..L (the PushProjectionThroughUnion failure of seed 3 query 68, on a draft-layout table: since data.py shreds each draft file by its own schema, their typed columns conflict and the extension reads them as a Union of scans); fixed by PushCorrelatedProjectionThroughUnion
+-- status: fixed
 SELECT (SELECT x.v FROM variant_draft AS x WHERE x.id = e.id) AS s FROM variant_draft AS e;
 

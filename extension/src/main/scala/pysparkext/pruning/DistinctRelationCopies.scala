@@ -39,7 +39,7 @@ import pysparkext.{ExtConf, GuardedRule}
  * `[id#30], [id#30 AS id#20]`.
  */
 object DistinctRelationCopies extends GuardedRule {
-  override protected def featureConf: String = ExtConf.NestedSchemaPruning
+  override protected def featureConf = ExtConf.NestedSchemaPruning
 
   private final class Ambiguous extends RuntimeException
 

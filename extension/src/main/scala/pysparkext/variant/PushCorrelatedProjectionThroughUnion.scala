@@ -47,7 +47,7 @@ import pysparkext.{ExtConf, GuardedRule}
  * }}}
  */
 object PushCorrelatedProjectionThroughUnion extends GuardedRule {
-  override protected def featureConf: String = ExtConf.DraftVariant
+  override protected def featureConf = ExtConf.ShreddedVariant
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.transformDown {
     case Project(list, u: Union) if u.children.nonEmpty && list.forall(_.deterministic) &&
