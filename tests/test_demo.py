@@ -20,7 +20,7 @@ CHECKOUT_ONLY = ("benchmarks", "tests")
 
 
 @pytest.fixture(scope="module")
-def shown(spark: SparkSession, tmp_path_factory) -> tuple[dict, str]:
+def shown(spark: SparkSession, tmp_path_factory, events: str) -> tuple[dict, str]:
     with pytest.MonkeyPatch.context() as mp:
         # As after a pip install: the checkout's benchmarks are not importable while the demo runs.
         for name in [m for m in sys.modules if m.split(".")[0] == "benchmarks"] + ["benchmarks"]:
@@ -32,6 +32,8 @@ def shown(spark: SparkSession, tmp_path_factory) -> tuple[dict, str]:
         with contextlib.redirect_stdout(out):
             results = demo.run_demo(rows=2000, directory=str(tmp_path_factory.mktemp("demo")),
                                     variant_rows=10_000, spark=spark)
+    # The demo registers its own view `events` in the shared session: give other modules theirs back.
+    spark.read.parquet(events).createOrReplaceTempView("events")
     return results, out.getvalue()
 
 
