@@ -17,7 +17,11 @@ from pathlib import Path
 import pyspark
 
 EXTENSION_CLASS = "pysparkext.PySparkExtSessionExtensions"
-SOURCES_DIR = Path(__file__).resolve().parent.parent / "extension" / "src" / "main" / "scala"
+# A checkout (or an editable install) compiles the repository's sources; a wheel carries a copy
+# of them as package data (setup.py), since a non-editable install has no repository beside it.
+_CHECKOUT_SOURCES = Path(__file__).resolve().parent.parent / "extension" / "src" / "main" / "scala"
+_PACKAGED_SOURCES = Path(__file__).resolve().parent / "_scala"
+SOURCES_DIR = _CHECKOUT_SOURCES if _CHECKOUT_SOURCES.is_dir() else _PACKAGED_SOURCES
 CACHE_ENV = "PYSPARK_EXT_CACHE"
 
 
@@ -28,7 +32,9 @@ def pyspark_jars_dir() -> Path:
 def scala_sources() -> list[Path]:
     sources = sorted(SOURCES_DIR.rglob("*.scala"))
     if not sources:
-        raise FileNotFoundError(f"no Scala sources under {SOURCES_DIR}")
+        raise FileNotFoundError(
+            f"no Scala sources under {SOURCES_DIR}: this pyspark-ext install has neither a source "
+            "checkout beside it nor the sources packaged in its wheel; reinstall it with pip")
     return sources
 
 

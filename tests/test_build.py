@@ -1,4 +1,5 @@
 """The jar build, its cache, the CLI and build.sbt's truthfulness."""
+import os
 import re
 import subprocess
 import sys
@@ -61,3 +62,16 @@ def test_every_conf_the_extension_reads_is_documented():
     # Declared keys and the older keys they still read (withAlternative).
     assert keys == {s.key for s in settings.ALL} | {a for s in settings.ALL for a in s.alternatives}
     assert [k for k in sorted(keys) if f"`{k}`" not in readme] == []
+
+
+def test_an_installed_wheel_carries_the_sources_its_jar_is_built_from(tmp_path):
+    """A non-editable install has no checkout beside it: the wheel's build step packages the Scala
+    sources, and the installed package finds them and hashes them to the same jar as the checkout."""
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)],
+                   cwd=ROOT, check=True, capture_output=True)
+    probe = "from pyspark_ext import jar; print(jar.SOURCES_DIR); print(jar.source_hash())"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, check=True, text=True,
+                         capture_output=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    sources_dir, digest = out.stdout.split()
+    assert Path(sources_dir) == tmp_path / "pyspark_ext" / "_scala"
+    assert digest == jar.source_hash()

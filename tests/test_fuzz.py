@@ -88,6 +88,15 @@ def test_queries_are_built_as_sqlglot_trees_and_render_as_spark_sql() -> None:
             assert isinstance(sqlglot.parse_one(sql, dialect="spark"), sqlglot.exp.Query)
 
 
+def test_drawn_queries_parse_in_sparks_own_parser(spark: SparkSession) -> None:
+    """sqlglot renders a predicate operand of IN without parentheses (`a IS NULL IN (...)`), which
+    Spark's parser rejects; seed 201 query 138 drew one."""
+    parser = spark._jsparkSession.sessionState().sqlParser()
+    draws = [(201, 138, "nested")] + [(9, i, kind) for kind in ("nested", "variant") for i in range(150)]
+    for seed, number, kind in draws:
+        parser.parsePlan(fuzz.draw(seed, number, kind).sql())
+
+
 def test_a_top_level_order_ends_in_a_unique_key() -> None:
     import random
     rnd = random.Random(5)

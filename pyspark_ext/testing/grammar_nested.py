@@ -346,7 +346,8 @@ def correlated(rnd: random.Random):
             binary(exp.LT, col("id", "x"), lit(rnd.choice([30, 300])))).where(inner.where())
         okey = _same_path(key, "x", "e")
         q = exp.select(*_select(rnd, outer, col("id", "e"))).from_(table("nested", "e")).where(
-            exp.In(this=okey, query=exp.Subquery(this=sub)))
+            # a predicate as IN's operand (`page IS NULL IN (...)`) needs parentheses in Spark's SQL
+            exp.In(this=paren(okey) if isinstance(okey, exp.Predicate) else okey, query=exp.Subquery(this=sub)))
     else:
         num, _ = inner.numeric()
         country = field(field(col("user", "x"), "geo"), "country")
