@@ -10,6 +10,8 @@ all by Spark 4.3's own writer, so that the forms differ in their shredding schem
   per file);
 - ``everything``: every path of the sample (``infer_shredding_schema``), forced the same way.
 
+Each form's row groups hold ``ROW_GROUP_ROWS`` rows, so the forms differ in nothing else.
+
 The workload runs back over each form with the extension on and with stock Spark, alternating,
 medians after a warm-up; every configuration must return the same rows. Per form it reports the
 workload's bytes read and time (each query's median weighted by its count), the Parquet leaf
@@ -48,6 +50,11 @@ MODES = ("ext", "stock")
 TABLE = "events"
 #: rows of the sample both schema choosers read (the first rows of the events)
 SAMPLE_ROWS = 100_000
+#: Every form's row groups hold the same rows (the byte limit, set above any form's row group, never
+#: cuts first): with byte-sized row groups the larger form would get more, smaller row groups, and
+#: its time would measure that as well as its schema.
+ROW_GROUP_ROWS = 125_000
+MAX_ROW_GROUP_BYTES = 256 * 1024 * 1024
 
 
 def source(spark: SparkSession, rows: int) -> str:
@@ -81,10 +88,12 @@ def schemas(spark: SparkSession, sample: DataFrame, rows: int) -> tuple[dict[str
     return {"recommended": rec.spec_schema, "inferred": None, "everything": everything}, rec.report
 
 
-def write_forms(spark: SparkSession, source_path: str, forced: dict[str, str | None],
-                base: Path) -> tuple[dict[str, str], dict[str, float]]:
+def write_forms(spark: SparkSession, source_path: str, forced: dict[str, str | None], base: Path,
+                row_group_rows: int = ROW_GROUP_ROWS) -> tuple[dict[str, str], dict[str, float]]:
     """The events written once per form by Spark's writer; the paths and each write's seconds."""
     variant = spark.read.schema("v VARIANT").parquet(source_path)
+    options = {"parquet.block.row.count.limit": str(row_group_rows),
+               "parquet.block.size": str(MAX_ROW_GROUP_BYTES)}
     paths, seconds = {}, {}
     for form, schema in forced.items():
         out = base / form
@@ -92,7 +101,7 @@ def write_forms(spark: SparkSession, source_path: str, forced: dict[str, str | N
         with spark_shredding(spark, True):
             if schema:
                 spark.conf.set("spark.sql.variant.forceShreddingSchemaForTest", schema)
-            variant.write.option("parquet.block.size", str(ROW_GROUP_BYTES)).mode("overwrite").parquet(str(out))
+            variant.write.options(**options).mode("overwrite").parquet(str(out))
         seconds[form] = time.perf_counter() - start
         paths[form] = str(out)
     return paths, seconds
@@ -180,18 +189,19 @@ def totals(results: list[QueryResult]) -> dict[str, dict[str, float]]:
 
 
 def run_advisor(spark: SparkSession, rows: int, out: Path, repeat: int = 3,
-                data: Path | None = None) -> dict:
+                data: Path | None = None, row_group_rows: int = ROW_GROUP_ROWS) -> dict:
     """The whole suite: write ``advisor.json``, ``advisor.md`` and ``advisor.png`` under ``out``."""
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     src = source(spark, rows)
     sample = spark.read.schema("v VARIANT").parquet(src)
     forced, report = schemas(spark, sample, rows)
     print(f"[advisor] schemas: {forced}", flush=True)
-    base = data or _key("advisor_forms", rows=rows, version=1)
-    paths, write_seconds = write_forms(spark, src, forced, base)
+    base = data or _key("advisor_forms", rows=rows, version=2)
+    paths, write_seconds = write_forms(spark, src, forced, base, row_group_rows)
     results = run_workload(spark, InputBytes(spark), paths, rows, repeat)
     doc = {
         "meta": {"suite": "advisor", "rows": rows, "repeat": repeat, "sample_rows": SAMPLE_ROWS,
+                 "row_group_rows": row_group_rows,
                  "command": f"python -m benchmarks run --suite advisor --scale {rows} --repeat {repeat}",
                  "cores": spark.sparkContext.defaultParallelism, "started": started,
                  "finished": time.strftime("%Y-%m-%d %H:%M:%S")},

@@ -28,7 +28,7 @@ def out(tmp_path_factory) -> Path:
 def doc(spark: SparkSession, out: Path) -> dict:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(datasets.CACHE_ENV, str(out / "data"))
-        return advisor_schema.run_advisor(spark, ROWS, out, repeat=1)
+        return advisor_schema.run_advisor(spark, ROWS, out, repeat=1, row_group_rows=ROWS // 4)
 
 
 @pytest.mark.parametrize("name", list(advisor_schema.WORKLOAD))
@@ -51,6 +51,10 @@ def test_recommended_schema_shreds_the_workload_paths_with_fewer_leaves(doc: dic
     assert set(WORKLOAD_PATHS) < set(files["everything"]["typed_paths"])
     assert files["recommended"]["leaves_max"] < files["everything"]["leaves_min"]
     assert files["recommended"]["footer_bytes"] < files["everything"]["footer_bytes"]
+    # the forms differ in their schema only: row groups of the same rows (ROWS // 4 each, so
+    # more than one per file), however large each form's rows are
+    row_groups = [files[f]["row_groups"] for f in advisor_schema.FORMS]
+    assert len(set(row_groups)) == 1 and row_groups[0] > files["recommended"]["files"], row_groups
     # Spark's per-file inference shreds the columns too: the form is a shredded one, not a strawman
     assert files["inferred"]["typed_paths"], files["inferred"]
 
