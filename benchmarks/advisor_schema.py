@@ -238,7 +238,8 @@ def markdown(doc: dict) -> str:
     for q in doc["queries"]:
         cells = [f"{q['seconds'][f + '_ext']:.3f} / {q['seconds'][f + '_stock']:.3f}" for f in FORMS]
         lines.append(f"| {q['query']} | {q['count']} | " + " | ".join(cells) + " |")
-    lines += ["", "Schemas: " + "; ".join(f"{form}: `{s or 'inferred by Spark per file'}`"
+    # double backticks: infer_shredding_schema quotes field names with backticks
+    lines += ["", "Schemas: " + "; ".join(f"{form}: `` {s or 'inferred by Spark per file'} ``"
                                          for form, s in doc["schemas"].items())]
     return "\n".join(lines) + "\n"
 
