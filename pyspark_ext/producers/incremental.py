@@ -97,14 +97,16 @@ def run_produce(ctx: Context, stage: str, fn: Callable[..., Any], inputs: DataFr
 
 def _assign_range(boundaries: list[Any], k1: DataType
                   ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """Tag each instruction with the file whose range holds its k1 (bisect on first keys)."""
+    """Tag each instruction with the file whose range holds its k1 (a binary search of the
+    files' first keys, a batch at a time)."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import bisect
+        import numpy as np
+        from .merge_batches import key_array
         order = sort_key(k1)
-        bounds = [order(b) for b in boundaries]
+        bounds = key_array(pa.array(boundaries, type=arrow_type(k1)), k1, order)
         for b in batches:
-            ranges = [bisect.bisect_right(bounds, order(k)) for k in b.column(1).to_pylist()]
-            yield b.set_column(0, "range", pa.array(ranges, type=pa.int32()))
+            ranges = np.searchsorted(bounds, key_array(b.column(1), k1, order), "right")
+            yield b.set_column(0, "range", pa.array(ranges.astype(np.int32)))
     return run
 
 
