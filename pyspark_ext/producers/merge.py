@@ -5,7 +5,9 @@ and globally sorted across files: file ``r`` holds keys ``k1`` in ``[first_r, fi
 ``k1`` never spans two files. *Instructions* are rows ``(range, k1, k2, op, value)``: ``op`` 0
 deletes every old row with that ``(k1, k2)``, ``op`` 1 inserts a row. Spark sorts the instructions
 (only them) by ``(range, k1, k2, op)``; each task then streams, per range, the old file and the
-range's instructions together:
+range's instructions together. A range with an old file (an update) is merged on Arrow batches by
+``merge_batches``; the rest (the first run, stages with a ``preserve`` hook, and keys too large for
+a window) row by row, as follows:
 
 * rows of the old file below the next instruction's ``k1`` are copied as Arrow slices (found by
   binary search over the current batch's keys), never converted to Python (only the keys are);
