@@ -97,14 +97,16 @@ def run_produce(ctx: Context, stage: str, fn: Callable[..., Any], inputs: DataFr
 
 def _assign_range(boundaries: list[Any], k1: DataType
                   ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """Tag each instruction with the file whose range holds its k1 (bisect on first keys)."""
+    """Tag each instruction with the file whose range holds its k1 (a binary search of the
+    files' first keys, a batch at a time)."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import bisect
+        import numpy as np
+        from .merge_batches import key_array
         order = sort_key(k1)
-        bounds = [order(b) for b in boundaries]
+        bounds = key_array(pa.array(boundaries, type=arrow_type(k1)), k1, order)
         for b in batches:
-            ranges = [bisect.bisect_right(bounds, order(k)) for k in b.column(1).to_pylist()]
-            yield b.set_column(0, "range", pa.array(ranges, type=pa.int32()))
+            ranges = np.searchsorted(bounds, key_array(b.column(1), k1, order), "right")
+            yield b.set_column(0, "range", pa.array(ranges.astype(np.int32)))
     return run
 
 
@@ -173,16 +175,24 @@ def merge_files(ctx: Context, kind: str, stage: str, old: list[dict[str, Any]],
 
 def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFrame,
          changed: DataFrame, kt: DataType, ks: DataType, v: DataType,
-         preserve: Callable[[Any, Any], Any] | None) -> Step:
+         preserve: Callable[[Any, Any], Any] | None, identity: bool = False) -> Step:
     """Write version N+1 of ``stage`` given Produce's output ``produced`` (key, source_key,
-    value) for the changed source keys ``changed`` (one column ``key``)."""
+    value) for the changed source keys ``changed`` (one column ``key``).
+
+    ``identity`` (a source: every row maps its key to itself) skips reading the old key_mappings:
+    the rows to replace are ``(k, k)`` for each changed key, and the mappings change only where
+    the content's update says a key was added or is gone (``_identity_mappings``)."""
     started = time.time()
     base = f"{version_dir(ctx.version)}/{stage}/_staging"
+    identity = identity and old is not None
     # the two halves of each phase are independent Spark jobs; running them side by side halves
     # a small update's latency (most of it is per-job overhead)
     with ThreadPoolExecutor(2) as pool:
         staged = pool.submit(_stage, ctx, produced, f"{base}/produced")
-        if old is not None and old["key_mappings"]:
+        if identity:
+            replaced = pool.submit(_stage, ctx, changed.select(
+                F.col("key").alias("source_key"), F.col("key")), f"{base}/replaced").result()
+        elif old is not None and old["key_mappings"]:
             mappings = read_files(ctx.spark, ctx.store, old["key_mappings"],
                                   mappings_schema(ks, kt))
             replaced = pool.submit(_stage, ctx, mappings.join(
@@ -194,8 +204,8 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
         staged_at = time.time()
         # instructions are at most these rows: sizes the first run's range partitioning
         bound = staged_rows(ctx.store, f"{base}/produced") + (
-            staged_rows(ctx.store, f"{base}/replaced") if old is not None and old["key_mappings"]
-            else 0)
+            staged_rows(ctx.store, f"{base}/replaced")
+            if old is not None and (old["key_mappings"] or identity) else 0)
         nothing = F.lit(None).cast(v)
         content_instr = replaced.select(
             F.col("key").alias("k1"), F.col("source_key").alias("k2"),
@@ -219,11 +229,15 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
                               bound)
             ctx.crash("mid-stage", stage)
             return out
-        merged_content = pool.submit(content_then_crash_point)
-        mappings, _, _, mstats = merge_files(
-            ctx, "key_mappings", stage, (old or {}).get("key_mappings", []), map_instr, ks, kt,
-            None, None, 1, bound)
-        content, updates, next_id, cstats = merged_content.result()
+        if identity:
+            content, updates, next_id, cstats = content_then_crash_point()
+            mappings, mstats = _identity_mappings(ctx, stage, old, updates, kt, v, bound)
+        else:
+            merged_content = pool.submit(content_then_crash_point)
+            mappings, _, _, mstats = merge_files(
+                ctx, "key_mappings", stage, (old or {}).get("key_mappings", []), map_instr, ks,
+                kt, None, None, 1, bound)
+            content, updates, next_id, cstats = merged_content.result()
     entry = {"key_type": kt.json(), "source_key_type": ks.json(), "value_type": v.json(),
              "content": content, "key_mappings": mappings, "update": updates,
              "next_id": next_id}
@@ -239,6 +253,31 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
              "seconds_merges": round(time.time() - staged_at, 3)}
     entry["stats"] = stats
     return Step(entry, stats)
+
+
+def _identity_mappings(ctx: Context, stage: str, old: dict[str, Any],
+                       updates: list[dict[str, Any]], kt: DataType, v: DataType, bound: int
+                       ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """A source's key_mappings of version N+1 from its content's update rows: ``(k, k)`` is
+    inserted for a key the update adds and deleted for a key it deletes; an update of values
+    only leaves every mappings file as it was, unread."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    fs, _ = ctx.store.fs()
+    if not any(pc.any(pc.not_equal(pq.read_table(ctx.store.path(f["path"]), columns=["type"],
+                                                 filesystem=fs).column("type"), "Update")).as_py()
+               for f in updates):
+        return old["key_mappings"], {"files_written": 0, "bytes_written": 0,
+                                     "files_carried": len(old["key_mappings"]),
+                                     "files_rewritten": 0}
+    changes = read_files(ctx.spark, ctx.store, updates, update_schema(kt, v)).filter(
+        F.col("type") != "Update")
+    instructions = changes.select(F.col("key").alias("k1"), F.col("key").alias("k2"),
+                                  F.when(F.col("type") == "Add", 1).otherwise(0)
+                                  .cast("tinyint").alias("op"))
+    mappings, _, _, stats = merge_files(ctx, "key_mappings", stage, old["key_mappings"],
+                                        instructions, kt, kt, None, None, 1, bound)
+    return mappings, stats
 
 
 def unchanged(old: dict[str, Any]) -> Step:

@@ -5,7 +5,9 @@ and globally sorted across files: file ``r`` holds keys ``k1`` in ``[first_r, fi
 ``k1`` never spans two files. *Instructions* are rows ``(range, k1, k2, op, value)``: ``op`` 0
 deletes every old row with that ``(k1, k2)``, ``op`` 1 inserts a row. Spark sorts the instructions
 (only them) by ``(range, k1, k2, op)``; each task then streams, per range, the old file and the
-range's instructions together:
+range's instructions together. A range with an old file (an update) is merged on Arrow batches by
+``merge_batches``; the rest (the first run, stages with a ``preserve`` hook, and keys too large for
+a window) row by row, as follows:
 
 * rows of the old file below the next instruction's ``k1`` are copied as Arrow slices (found by
   binary search over the current batch's keys), never converted to Python (only the keys are);
@@ -24,11 +26,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql.types import DataType
 
-from . import preserve as preserve_state
+from . import merge_batches, preserve as preserve_state
 from .errors import in_worker
 from .rows import arrow_type, encode, sort_key, to_user, user_to_raw
 from .storage import Store
@@ -122,6 +125,17 @@ class OldRows:
             self._load()
 
 
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    """The leaf columns worth dictionary encoding: the values (and update types), not the keys.
+    A sorted file's keys are mostly distinct, so a dictionary for them is built only to be
+    abandoned, which made writing a file of long keys 2.7 times slower and 50% larger."""
+    buf = pa.BufferOutputStream()
+    pq.write_table(schema.empty_table(), buf)
+    leaves = pq.read_metadata(pa.BufferReader(buf.getvalue())).schema
+    return [leaves.column(i).path for i in range(len(leaves))
+            if leaves.column(i).path.split(".")[0] in ("value", "type")]
+
+
 class Writer:
     """Sorted rows of one range into files of row groups of ``rows_per_group`` rows (fewer when
     they would exceed ``group_bytes``), rolling to a new file at a key boundary once a file has
@@ -145,6 +159,7 @@ class Writer:
         self.pieces: list[pa.RecordBatch | int] = []
         self.pending_rows = self.pending_bytes = self.rows = 0
         self.first = self.last = None
+        self.last_key: Any = None  # the last row's key in ``merge_batches.key_array`` form
         self.file: pq.ParquetWriter | None = None
 
     def rows_(self, row: tuple) -> None:
@@ -169,6 +184,30 @@ class Writer:
             self.pending_rows += n
             self.pending_bytes += batch.nbytes
             self._flush_full()
+
+    def table(self, table: pa.Table, keys: Any) -> None:
+        """Sorted rows and their keys (``merge_batches.key_array``), rolling to a new file at
+        the first key boundary past ``rows_per_file`` rows."""
+        start, n = 0, table.num_rows
+        while start < n:
+            if self.rows >= self.per_file and (self.last_key is None
+                                               or keys[start] != self.last_key):
+                self.close()
+            room = self.per_file - self.rows
+            if room <= 0:  # the file is full, but the key of its last row goes on
+                end = start + merge_batches.count_upto(keys[start:], keys[start])
+            elif start + room >= n:
+                end = n
+            else:
+                end = start + merge_batches.count_upto(keys[start:], keys[start + room - 1])
+            for batch in table.slice(start, end - start).to_batches():
+                self.slice(batch)
+            self.last_key = keys[end - 1]
+            start = end
+
+    def key_written(self, key: Any) -> None:
+        """Rows of ``key`` were written row by row (``rows_``): where ``table`` goes on."""
+        self.last_key = key
 
     def _convert(self) -> None:
         """The buffered tuples as one Arrow batch, sliced into the pieces that count them."""
@@ -210,7 +249,8 @@ class Writer:
             self.rel = f"{self.rel_dir}/{name}"
             fs.create_dir(self.store.path(self.rel_dir), recursive=True)
             self.file = pq.ParquetWriter(self.store.path(self.rel), self.schema, filesystem=fs,
-                                         compression="snappy")
+                                         compression="snappy",
+                                         use_dictionary=_dictionary_columns(self.schema))
             self.first = table.column(self.key_col)[0].as_py()
         self.file.write_table(table.slice(0, cut), row_group_size=max(cut, 1))
         self.last = table.column(self.key_col)[cut - 1].as_py()
@@ -244,9 +284,14 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
                k1: DataType, k2: DataType, v: DataType | None, rel_dir: str,
                rows_per_group: int, rows_per_file: int, group_bytes: int,
                preserve: Callable[[Any, Any], Any] | None = None, next_id: int = 1,
+               batches: bool = True,
                ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function merging each range in its partition; ``kind`` is
-    ``"content"`` (``k1`` the target key, writes update files too) or ``"key_mappings"``."""
+    ``"content"`` (``k1`` the target key, writes update files too) or ``"key_mappings"``.
+
+    A range with an old file merges on Arrow batches (``merge_batches``); the first run's ranges
+    (no old file), a stage with a ``preserve`` hook (a Python call per inserted row) and
+    ``batches=False`` (the reference the tests compare the batch merge with) merge row by row."""
     names = ["key", "source_key"] if kind == "content" else ["source_key", "key"]
     fields = [pa.field(names[0], arrow_type(k1)), pa.field(names[1], arrow_type(k2))]
     if v is not None:
@@ -254,6 +299,9 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
     schema = pa.schema(fields)
     upd_schema = pa.schema([pa.field("type", pa.string()), pa.field("key", arrow_type(k1)),
                             pa.field("value", arrow_type(v))]) if kind == "content" else None
+    instr_schema = pa.schema([pa.field("k1", arrow_type(k1)), pa.field("k2", arrow_type(k2)),
+                              pa.field("op", pa.int8())]
+                             + ([pa.field("value", arrow_type(v))] if v is not None else []))
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         o1, o2 = sort_key(k1), sort_key(k2)
@@ -261,43 +309,67 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
         user_v = to_user(v) if preserve else None
         raw_v = user_to_raw(v) if preserve else None
         shown = to_user(k1)
-        rows = _instruction_rows(batches)
-        row = next(rows, None)
-        while row is not None:
-            rng = row[0]
-            old = OldRows(store, old_files[rng], schema, o1) if old_files.get(rng) else None
+
+        def keys(table: pa.Table) -> tuple[Any, Any]:
+            return (merge_batches.key_array(table.column(0), k1, o1),
+                    merge_batches.key_array(table.column(1), k2, o2))
+
+        for rng, instructions in _ranges(batches):
             out = Writer(store, kind, f"{rel_dir}/{kind}", rng, schema, rows_per_group,
                          rows_per_file, group_bytes)
             upd = Writer(store, "update", f"{rel_dir}/update", rng, upd_schema, rows_per_group,
                          rows_per_file, group_bytes) if upd_schema else None
-            while row is not None and row[0] == rng:
-                sk = o1(row[1])
-                if old is not None:
-                    for piece in old.before(sk):
-                        out.slice(piece)
-                out.at_key_boundary()
-                existed = old is not None and old.peek() == sk
-                previous = old.peek_row()["value"] if existed and preserve else None
-                group: list[tuple] = []
+            if old_files.get(rng) and preserve is None and batches:
+                old = merge_batches.Side(_file_batches(store, old_files[rng]), schema, keys)
+                ins = merge_batches.Side(instructions, instr_schema, keys)
 
-                def instr() -> Iterator[tuple]:
-                    nonlocal row
-                    while row is not None and row[0] == rng and (row[1] == group_key or
-                                                                 o1(row[1]) == sk):
-                        yield row
-                        row = next(rows, None)
-                group_key = row[1]
-                emitted = 0
-                last = None  # the last inserted k2: a source key's repeated mappings are one row
-                for kept, r in _merge_key(old.equal(sk) if existed else iter(()), instr(), o2):
-                    if kept:
-                        new = r
-                    elif v is None and last is not None and o2(r[2]) == last:
-                        continue
+                def stream_key(key: Any, old=old, ins=ins, out=out, upd=upd) -> None:
+                    out.at_key_boundary()
+                    if upd is not None:
+                        upd.at_key_boundary()
+                    existed = bool(old.rows) and old.k1[0] == key
+                    has_ins = bool(ins.rows) and ins.k1[0] == key
+                    old_rows = old.key_rows(key, len(schema)) if existed else iter(())
+                    instr = ((None, *r) + ((None,) if v is None else ())
+                             for r in ins.key_rows(key, len(instr_schema))) if has_ins else ()
+                    first = ins.table.column(0)[0].as_py() if has_ins else (
+                        old.table.column(0)[0].as_py())
+                    if has_ins:
+                        _merge_one_key(old_rows, iter(instr), existed, first, o2, out, upd, v,
+                                       lambda r: r[4])
                     else:
-                        if v is None:
-                            last = o2(r[2])
-                        value = r[4] if v is not None else None
+                        for r in old_rows:
+                            out.rows_(r)
+                    out.key_written(key)
+                    if upd is not None:
+                        upd.key_written(key)
+
+                merge_batches.merge_with_old(old, ins, out, upd, v is not None, stream_key)
+            else:
+                old = OldRows(store, old_files[rng], schema, o1) if old_files.get(rng) else None
+                rows = _instruction_rows(instructions)
+                row = next(rows, None)
+                while row is not None:
+                    sk = o1(row[1])
+                    if old is not None:
+                        for piece in old.before(sk):
+                            out.slice(piece)
+                    out.at_key_boundary()
+                    if upd is not None:
+                        upd.at_key_boundary()
+                    existed = old is not None and old.peek() == sk
+                    previous = old.peek_row()["value"] if existed and preserve else None
+                    group_key = row[1]
+
+                    def instr() -> Iterator[tuple]:
+                        nonlocal row
+                        while row is not None and (row[1] == group_key or o1(row[1]) == sk):
+                            yield row
+                            row = next(rows, None)
+
+                    def inserted(r: tuple) -> Any:
+                        nonlocal previous
+                        value = r[4]
                         if preserve is not None:
                             try:
                                 value = raw_v(preserve(user_v(value), None if previous is None
@@ -307,16 +379,12 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
                                                 f"preserve raised {type(e).__name__}: {e}") from e
                             if previous is None:
                                 previous = value
-                        new = (r[1], r[2], value) if v is not None else (r[1], r[2])
-                    out.rows_(new)
-                    if upd is not None:
-                        upd.rows_(("Update" if emitted or existed else "Add", new[0], new[2]))
-                    emitted += 1
-                if upd is not None and existed and not emitted:
-                    upd.rows_(("Delete", group_key, None))
-            if old is not None:
-                for piece in old.rest():
-                    out.slice(piece)
+                        return value
+                    _merge_one_key(old.equal(sk) if existed else iter(()), instr(), existed,
+                                   group_key, o2, out, upd, v, inserted)
+                if old is not None:
+                    for piece in old.rest():
+                        out.slice(piece)
             out.close()
             meta = out.meta
             if upd is not None:
@@ -329,12 +397,75 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
     return run
 
 
+def _merge_one_key(old: Iterator[tuple], instr: Iterator[tuple], existed: bool, group_key: Any,
+                   o2: Callable[[Any], Any], out: "Writer", upd: "Writer | None",
+                   v: DataType | None, inserted: Callable[[tuple], Any]) -> None:
+    """One key's old rows and instructions, row by row: write the merged rows, and for content
+    the key's update rows. ``inserted(instruction)`` is the value an insert stores."""
+    emitted = 0
+    last = None  # the last inserted k2: a source key's repeated mappings are one row
+    for kept, r in _merge_key(old, instr, o2):
+        if kept:
+            new = r
+        elif v is None and last is not None and o2(r[2]) == last:
+            continue
+        else:
+            if v is None:
+                last = o2(r[2])
+            new = (r[1], r[2], inserted(r)) if v is not None else (r[1], r[2])
+        out.rows_(new)
+        if upd is not None:
+            upd.rows_(("Update" if emitted or existed else "Add", new[0], new[2]))
+        emitted += 1
+    if upd is not None and existed and not emitted:
+        upd.rows_(("Delete", group_key, None))
+
+
+def _ranges(batches: Iterator[pa.RecordBatch]
+            ) -> Iterator[tuple[int, Iterator[pa.RecordBatch]]]:
+    """A partition's instruction batches (sorted by range) as (range, its batches without the
+    range column); each range's batches must be consumed before the next range is asked for."""
+    state: dict[str, Any] = {"batch": None}
+
+    def pull() -> pa.RecordBatch | None:
+        while state["batch"] is None or not state["batch"].num_rows:
+            state["batch"] = next(batches, None)
+            if state["batch"] is None:
+                return None
+        return state["batch"]
+
+    def of(rng: int) -> Iterator[pa.RecordBatch]:
+        while (batch := pull()) is not None:
+            ranges = batch.column(0).to_numpy(zero_copy_only=False)
+            if ranges[0] != rng:
+                return
+            end = int(np.searchsorted(ranges, rng, "right"))
+            state["batch"] = batch.slice(end)
+            part = batch.slice(0, end)
+            yield pa.RecordBatch.from_arrays(part.columns[1:], names=part.schema.names[1:])
+    batches = iter(batches)
+    while (batch := pull()) is not None:
+        rng = int(batch.column(0)[0].as_py())
+        rows = of(rng)
+        yield rng, rows
+        for _ in rows:  # whatever the range's merge left unread
+            pass
+
+
+def _file_batches(store: Store, rel: str) -> Iterator[pa.RecordBatch]:
+    fs, _ = store.fs()
+    file = pq.ParquetFile(store.path(rel), filesystem=fs)
+    meta = file.metadata
+    wide = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    return file.iter_batches(rows_per_batch(wide / max(meta.num_rows, 1)))
+
+
 def _instruction_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple]:
     for b in batches:
         cols = [c.to_pylist() for c in b.columns]
-        if len(cols) == 4:
+        if len(cols) == 3:
             cols.append([None] * b.num_rows)
-        yield from zip(*cols)
+        yield from zip([None] * b.num_rows, *cols)
 
 
 def _merge_key(old: Iterator[tuple], instr: Iterator[tuple], o2: Callable[[Any], Any]

@@ -326,7 +326,8 @@ def _source_step(p: Pipeline, ctx: incremental.Context, node: Node, old: dict[st
     produced = changes.filter(F.col("type") != Delete).select(
         "key", F.col("key").alias("source_key"), "value")
     changed = changes.select("key").distinct()
-    return incremental.step(ctx, node.name, old, produced, changed, kt, kt, vt, None)
+    return incremental.step(ctx, node.name, old, produced, changed, kt, kt, vt, None,
+                            identity=True)
 
 
 def _feeder_types(p: Pipeline, node: Node, entries: dict[str, Any]
