@@ -232,21 +232,28 @@ UNTYPED_VALUES = [
 ]
 
 
+def _untyped_read(spark: SparkSession, path: str, *exprs: str):
+    return spark.read.schema("id bigint, v variant").parquet(path).selectExpr(*exprs)
+
+
 @pytest.mark.parametrize("target", ["int", "bigint", "smallint", "tinyint", "double", "decimal(10,2)",
                                     "decimal(4,1)", "decimal(18,0)", "decimal(20,2)", "string", "boolean"])
 def test_untyped_field_reads_as_stock(spark: SparkSession, tmp_path, target: str) -> None:
     # The field's level is its residual alone: it is read as that binary column, and integers and
     # small decimals are cast from their bytes without a Variant (ScalarCast.fromValueBytes).
-    path = source(_untyped_field_file(tmp_path / "untyped.parquet", UNTYPED_VALUES))
-    q = f"SELECT id, try_variant_get(v, '$.n', '{target}') FROM {path}"
-    [schema] = read_schema(spark, q)
-    assert schema == "struct<id:bigint,v:struct<metadata:binary,typed_value:struct<n:struct<value:binary>>>>"
-    stock, ext = stock_and_ext(spark, q)
-    assert ext == stock and len(ext) == len(UNTYPED_VALUES)
-    agg = f"SELECT count(*), sum(try_variant_get(v, '$.n', '{target}')) FROM {path}" \
-        if target not in ("string", "boolean") else f"SELECT count(try_variant_get(v, '$.n', '{target}')) FROM {path}"
-    stock, ext = stock_and_ext(spark, agg)
-    assert ext == stock
+    path = _untyped_field_file(tmp_path / "untyped.parquet", UNTYPED_VALUES)
+    read = f"try_variant_get(v, '$.n', '{target}')"
+    numeric = target not in ("string", "boolean")
+    for exprs in [("id", read), ("count(*)", f"sum({read})" if numeric else f"count({read})")]:
+        with confs(spark, {ENABLED: "false"}):
+            stock = sorted(map(repr, _untyped_read(spark, path, *exprs).collect()))
+        df = _untyped_read(spark, path, *exprs)
+        assert sorted(map(repr, df.collect())) == stock
+        assert len(stock) == (len(UNTYPED_VALUES) if exprs[0] == "id" else 1)
+        [entry] = pyspark_ext.explain_read_schema(df)
+        assert entry["read_schema"].endswith("v:struct<metadata:binary,typed_value:struct<n:struct<value:binary>>>>")
+        # The residual is a primitive leaf, so the scan reads it as a flat column (LeafColumnsReader).
+        assert "leaf columns" in df._jdf.queryExecution().executedPlan().toString()
 
 
 def test_untyped_field_malformed_integer_is_an_error(spark: SparkSession, tmp_path) -> None:
