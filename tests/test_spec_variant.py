@@ -8,6 +8,7 @@ must return the rows stock Spark returns for the same files, with ANSI on and of
 from __future__ import annotations
 
 import shutil
+import struct
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -200,3 +201,66 @@ def test_well_formed_residual_decimal_reads_as_stock(spark: SparkSession, tmp_pa
     with confs(spark, {ENABLED: "false"}):
         stock = _decimal_read(spark, path, "try_variant_get")
     assert _decimal_read(spark, path, "try_variant_get") == stock and len(stock) == 1
+
+
+def _untyped_field_file(path, values: list) -> str:
+    """A spec-layout file whose field `n` has no typed_value (as Spark's writer leaves a field of
+    mixed types): every value of `n` is in its residual."""
+    count = len(values)
+    n = pa.StructArray.from_arrays([pa.array(values, pa.binary())], names=["value"])
+    v = pa.StructArray.from_arrays(
+        [pa.array([b"\x01\x00\x00"] * count), pa.nulls(count, pa.binary()),
+         pa.StructArray.from_arrays([n], names=["n"])],
+        names=["metadata", "value", "typed_value"])
+    pq.write_table(pa.table({"id": pa.array(range(count), pa.int64()), "v": v}), str(path))
+    return str(path)
+
+
+def _int(width: int, n: int) -> bytes:
+    return bytes([{1: 3, 2: 4, 4: 5, 8: 6}[width] << 2]) + n.to_bytes(width, "little", signed=True)
+
+
+def _dec(width: int, unscaled: int, scale: int) -> bytes:
+    return bytes([(8 if width == 4 else 9) << 2, scale]) + unscaled.to_bytes(width, "little", signed=True)
+
+
+UNTYPED_VALUES = [
+    _int(1, 7), _int(1, -5), _int(2, 300), _int(2, -32768), _int(4, 70000), _int(4, -2**31),
+    _int(8, 12), _int(8, 5_000_000_000), _int(8, -2**63), _dec(4, 12345, 2), _dec(4, 5, 1),
+    _dec(4, -999_999_999, 9), _dec(8, 123456789012, 3), _dec(8, 10**17, 0), bytes([2 << 2 | 1]) + b"42",
+    bytes([7 << 2]) + struct.pack("<d", 2.5), b"\x00", b"\x04", None,
+]
+
+
+def _untyped_read(spark: SparkSession, path: str, *exprs: str):
+    return spark.read.schema("id bigint, v variant").parquet(path).selectExpr(*exprs)
+
+
+@pytest.mark.parametrize("target", ["int", "bigint", "smallint", "tinyint", "double", "decimal(10,2)",
+                                    "decimal(4,1)", "decimal(18,0)", "decimal(20,2)", "string", "boolean"])
+def test_untyped_field_reads_as_stock(spark: SparkSession, tmp_path, target: str) -> None:
+    # The field's level is its residual alone: it is read as that binary column, and integers and
+    # small decimals are cast from their bytes without a Variant (ScalarCast.fromValueBytes).
+    path = _untyped_field_file(tmp_path / "untyped.parquet", UNTYPED_VALUES)
+    read = f"try_variant_get(v, '$.n', '{target}')"
+    numeric = target not in ("string", "boolean")
+    for exprs in [("id", read), ("count(*)", f"sum({read})" if numeric else f"count({read})")]:
+        with confs(spark, {ENABLED: "false"}):
+            stock = sorted(map(repr, _untyped_read(spark, path, *exprs).collect()))
+        df = _untyped_read(spark, path, *exprs)
+        assert sorted(map(repr, df.collect())) == stock
+        assert len(stock) == (len(UNTYPED_VALUES) if exprs[0] == "id" else 1)
+        [entry] = pyspark_ext.explain_read_schema(df)
+        assert entry["read_schema"].endswith("v:struct<metadata:binary,typed_value:struct<n:struct<value:binary>>>>")
+        # The residual is a primitive leaf, so the scan reads it as a flat column (LeafColumnsReader).
+        assert "leaf columns" in df._jdf.queryExecution().executedPlan().toString()
+
+
+def test_untyped_field_malformed_integer_is_an_error(spark: SparkSession, tmp_path) -> None:
+    # An INT4 header with three bytes after it: not read from its bytes, and Spark's validation fails it.
+    path = _untyped_field_file(tmp_path / "short_int.parquet", [_int(2, 1), bytes([5 << 2, 1, 2, 3])])
+    with pytest.raises(Exception) as err:
+        spark.read.schema("id bigint, v variant").parquet(path) \
+            .selectExpr("try_variant_get(v, '$.n', 'int')").collect()
+    message = str(err.value)
+    assert "short_int.parquet" in message and "`v`" in message and "not a valid variant binary" in message

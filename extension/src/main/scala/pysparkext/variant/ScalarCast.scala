@@ -35,6 +35,39 @@ object ScalarCast {
   }
 
   /**
+   * `exact` of a spec-layout residual (value bytes only) that is a whole integer (INT1 to INT8)
+   * or a well-formed DECIMAL4 or DECIMAL8: the answer decoding it, validating it and `exact`
+   * would give, without making a Variant (a path Spark's writer left untyped decodes one in every
+   * row). Null for anything else, which the caller then decodes as usual.
+   */
+  def fromValueBytes(value: Array[Byte], to: DataType): Any = {
+    val width = VariantHeader.primitiveTypeId(value) match {
+      case VariantUtil.INT1 => 1
+      case VariantUtil.INT2 => 2
+      case VariantUtil.INT4 => 4
+      case VariantUtil.INT8 => 8
+      case _ => -1
+    }
+    if (width > 0) {
+      if (value.length != 1 + width) return null
+      val n = VariantUtil.getLong(value, 0)
+      to match {
+        case LongType => n
+        case IntegerType => if (n.isValidInt) n.toInt else null
+        case ShortType => if (n.isValidShort) n.toShort else null
+        case ByteType => if (n.isValidByte) n.toByte else null
+        case DoubleType => n.toDouble
+        case d: DecimalType if d.precision <= Decimal.MAX_LONG_DIGITS => unrounded(n, 0, d).orNull
+        case _ => null
+      }
+    } else to match {
+      case d: DecimalType if d.precision <= Decimal.MAX_LONG_DIGITS && SmallDecimal.isWellFormed(value) =>
+        unrounded(SmallDecimal.unscaled(value), SmallDecimal.scale(value), d).orNull
+      case _ => null
+    }
+  }
+
+  /**
    * The same as the BigDecimal form below for a target of at most 18 digits, on the unscaled long:
    * Spark's variant decimal drops trailing zeros, so only non-zero digits beyond `d`'s scale
    * would need rounding. No BigDecimal is made, which is most of what a residual number costs.

@@ -52,11 +52,12 @@ object ShreddedPaths {
       }
     }
     // A primitive leaf is read through its leaves (see LeafParts), as its typed_value alone
-    // where the residual is null everywhere.
+    // where the residual is null everywhere; a level of nothing but a residual (a path Spark's
+    // writer left untyped) as that binary, which a vectorized scan hands on as a plain column.
     val leafPlace = if (cur eq root) cur else typedLeaf(cur) match {
       case Some((typed, None)) => TypedOnly(typed)
       case Some((typed, Some(untyped))) => LeafParts(cur.dataType.asInstanceOf[StructType], typed, untyped)
-      case _ => cur
+      case _ => residualOnly(cur).getOrElse(cur)
     }
     if (complete) places.prepend(leafPlace -> Nil)
     val rootType = root.dataType.asInstanceOf[StructType]
@@ -161,6 +162,19 @@ object ShreddedPaths {
           if Set(a, b) == Set(t, u) => Some(t -> u)
       case _ => None
     }
+  }
+
+  /**
+   * The residual of a level that has no typed part: the same value as the level read whole (a
+   * level of only a residual is its residual, and missing where that is null), one column instead
+   * of a struct.
+   */
+  private def residualOnly(level: Expression): Option[Expression] = level.dataType match {
+    case s: StructType =>
+      val shape = LevelShape.of(s)
+      if (shape.primitive >= 0 || shape.obj >= 0 || shape.array >= 0) None
+      else residual(s).map(part(level, s, _))
+    case _ => None
   }
 
   /** The ordinal of a level's residual, unless it is absent or null in every file. */

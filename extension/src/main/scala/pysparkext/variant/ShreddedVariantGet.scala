@@ -71,8 +71,27 @@ case class ShreddedVariantGet(
   }
 
   /** The answer from the children's values; generated code evaluates them and calls this. */
-  def evalValues(values: Array[Any]): Any =
-    if (compactDecimals) compact(answer(values)) else answer(values)
+  def evalValues(values: Array[Any]): Any = {
+    val direct = scalarResidual(values)
+    if (direct != null) direct
+    else if (compactDecimals) compact(answer(values)) else answer(values)
+  }
+
+  /**
+   * Where the value is a spec-layout residual that is a plain integer or small decimal (a path
+   * Spark's writer left untyped: every row), the answer read from its bytes, which is what
+   * [[answer]] would return, long-backed decimals included; null where [[answer]] must decide.
+   */
+  private def scalarResidual(values: Array[Any]): Any = {
+    if (!withDictionary || values(places) == null) return null
+    var i = 0
+    while (i < places && values(i) == null) i += 1
+    if (i == places || !residualPlaces(i) || segments(i).nonEmpty) null
+    else ScalarCast.fromValueBytes(values(i).asInstanceOf[Array[Byte]], targetType)
+  }
+
+  @transient private lazy val residualPlaces: Array[Boolean] =
+    children.take(places).map(_.dataType == BinaryType).toArray
 
   @transient private lazy val compactDecimals = targetType match {
     case d: DecimalType => d.precision <= Decimal.MAX_LONG_DIGITS
