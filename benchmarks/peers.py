@@ -162,9 +162,15 @@ def run_peers(spark: SparkSession, rows: int, out: Path, repeat: int = 5) -> lis
             runs[f"spark_stock/{form}"] = _spark_run(spark, sql, False)
             runs[f"spark_ext/{form}"] = _spark_run(spark, sql, True)
         results.append(_alternate(name, runs, repeat))
+    # Each engine's fixed cost per query: a count of the flat table, which reads no column.
+    flat = paths["flat"]
+    fixed = _alternate("fixed_cost", {
+        "duckdb/flat": _duckdb_run(con, f"SELECT count(*) FROM read_parquet('{flat}')"),
+        "spark_stock/flat": _spark_run(spark, f"SELECT count(*) FROM parquet.`{flat}`", False),
+        "spark_ext/flat": _spark_run(spark, f"SELECT count(*) FROM parquet.`{flat}`", True)}, repeat)
     spark.conf.unset("spark.pyspark_ext.enabled")
     con.close()
-    _write(out, rows, cores, repeat, results)
+    _write(out, rows, cores, repeat, results, {c.split("/")[0]: t for c, t in fixed.seconds.items()})
     return results
 
 
@@ -194,9 +200,10 @@ def _plain(rows: list[Any]) -> list[Any]:
     return canonical_rows(plain(r) for r in rows)
 
 
-def _write(out: Path, rows: int, cores: int, repeat: int, results: list[PeerResult]) -> None:
+def _write(out: Path, rows: int, cores: int, repeat: int, results: list[PeerResult],
+           fixed_cost: dict[str, float]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    meta = {"suite": "peers", "rows": rows, "repeat": repeat, "cores": cores,
+    meta = {"suite": "peers", "rows": rows, "repeat": repeat, "cores": cores, "fixed_cost": fixed_cost,
             "command": f"python -m benchmarks run --suite peers --scale {rows}",
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     (out / "peers.json").write_text(json.dumps({"meta": meta, "results": [asdict(r) for r in results]},
@@ -216,6 +223,9 @@ def markdown(meta: dict, results: list[PeerResult]) -> str:
         ratios = [f"{r.ratio(e):.2f}" for e in ENGINES]
         lines.append(f"| {r.query} | " + " | ".join(times + ratios)
                      + f" | {'yes' if r.rows_agree_across_engines else 'no'} |")
+    if meta.get("fixed_cost"):
+        lines += ["", "Fixed cost per query (`SELECT count(*)` of the flat table, no column read): "
+                  + ", ".join(f"{e} {meta['fixed_cost'][e]:.3f} s" for e in ENGINES if e in meta["fixed_cost"]) + "."]
     return "\n".join(lines) + "\n"
 
 
