@@ -187,13 +187,12 @@ def test_aggregates_over_files_shredded_differently_read_only_their_paths(
 
 
 GUARDED = [
-    # The strict read of kind as an int fails on every row; the query never evaluates it, so
-    # neither may a read computed in the Union's children. (Stock Spark's own pushdown casts in
-    # its scan for every row and fails here too, unless told to defer the cast's error.)
-    "SELECT sum(CASE WHEN variant_get(v, '$.id', 'bigint') < 0 THEN variant_get(v, '$.kind', 'int') "
-    "ELSE 1 END) FROM {t}",
-    "SELECT count(*) FILTER (WHERE variant_get(v, '$.id', 'bigint') < 0 AND variant_get(v, '$.kind', 'int') > 0), "
-    "sum(variant_get(v, '$.kind', 'int')) FILTER (WHERE variant_get(v, '$.id', 'bigint') < 0) FROM {t}",
+    # The strict read of kind as an int fails on every row; the join drops every row first, so
+    # the query never evaluates it, and neither may a read computed in the Union's children.
+    # (Stock Spark's own pushdown casts in its scan for every row and fails here, unless told to
+    # defer the cast's error. Inside a CASE branch or an aggregate's FILTER, Spark itself pulls
+    # such reads out of the aggregate into a projection evaluated for every row, so there both
+    # stock Spark, by default, and the extension fail.)
     "SELECT variant_get(a.v, '$.kind', 'int') FROM {t} a JOIN (SELECT id AS k FROM range(1000, 1010)) r "
     "ON variant_get(a.v, '$.id', 'bigint') = r.k",
 ]
