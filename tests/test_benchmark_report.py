@@ -124,3 +124,18 @@ def test_scan_totals_sum_row_groups_only_where_scans_report_them():
     assert scan_totals([parquet, orc, dict(parquet)]) == {
         "column_bytes": 200, "read_leaves": 7, "row_groups_read": 2, "row_groups_skipped": 18}
     assert scan_totals([orc])["row_groups_read"] is None
+
+
+def test_alternate_checks_rows_within_each_group():
+    import pytest
+
+    from benchmarks.alternating import ResultMismatch, alternate
+    answers = {"a/x": [1], "a/y": [1], "b/x": [2], "b/y": [2]}
+    engine = lambda config: config.split("/")[0]  # noqa: E731
+    rows, seconds, _ = alternate(list(answers), 1, lambda c: (answers[c], 1.0, {}), "q", group=engine)
+    assert rows == [1] and set(seconds) == set(answers)
+    with pytest.raises(ResultMismatch, match="q: b/x returns other rows than a/x"):
+        alternate(list(answers), 1, lambda c: (answers[c], 1.0, {}), "q")
+    answers["b/y"] = [3]
+    with pytest.raises(ResultMismatch, match="q: b/y returns other rows than b/x"):
+        alternate(list(answers), 1, lambda c: (answers[c], 1.0, {}), "q", group=engine)

@@ -161,20 +161,8 @@ QUERIES: dict[str, tuple[str, tuple[str, ...]]] = {
                           ("user", "items")),
 }
 
-_UNION = ("over files whose typed columns conflict (read under a Union), Spark's extraction of the "
-          "path stays above the Union, over reconstruct_shredded_variant, so every scan reads the "
-          "whole shredded group: ")
 #: Known bugs: (query, table) -> the finding.
-XFAIL: dict[tuple[str, str], str] = {
-    # Aggregate functions over paths read only their leaves since RewriteShreddedVariantPaths
-    # computes them in each child of the Union; grouped by a path they still read everything.
-    ("group by two paths", "mixed"): _UNION + "an aggregate grouped by a path",
-    ("join with a key table", "mixed"): _UNION + "a path in a join condition",
-    ("null tests", "mixed"): _UNION + "a null test (count(v), v IS NULL) inside an aggregate",
-    ("self join on two paths", "mixed"): _UNION + "a path in a join condition",
-    ("variant_explode of an array", "mixed"): _UNION + "a path in a generator's argument",
-    ("variant_explode of an object", "mixed"): _UNION + "a path in a generator's argument",
-}
+XFAIL: dict[tuple[str, str], str] = {}
 
 
 def _cases():
