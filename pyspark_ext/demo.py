@@ -18,6 +18,7 @@ from .explain import explain_read_schema
 from .result_rows import canonical_rows, same_rows
 from .session import configure
 from .shredding import shred
+from .spark_shredding import spark_shredding
 from .variant_queries import queries
 
 ENABLED = "spark.pyspark_ext.enabled"
@@ -125,12 +126,12 @@ def write_variant_events(spark: SparkSession, root: Path, rows: int) -> dict[str
     write = {"parquet.block.size": str(VARIANT_ROW_GROUP_BYTES)}
     events = spark.sql(variant_events.json_sql(rows)).repartitionByRange(2, "id") \
         .sortWithinPartitions("id").selectExpr("parse_json(j) AS v")
-    with variant_events.spark_shredding(spark, False):
+    with spark_shredding(spark, False):
         events.write.options(**write).mode("overwrite").parquet(paths["variant"])
     variant = spark.read.schema("v VARIANT").parquet(paths["variant"])
     shred(variant, "v", variant_events.SHREDDING).write.options(**write).mode("overwrite") \
         .parquet(paths["draft"])
-    with variant_events.spark_shredding(spark, True, variant_events.SHREDDING):
+    with spark_shredding(spark, True, variant_events.SHREDDING):
         variant.write.options(**write).mode("overwrite").parquet(paths["spec"])
     variant_events.check_variant_layouts(paths)
     return paths

@@ -29,16 +29,6 @@ def confs(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
                 spark.conf.set(key, value)
 
 
-def spark_shredding(shred: bool, schema: str | None = None) -> dict[str, str]:
-    """Settings for Spark's own VARIANT writer: unshredded, shredded with the schema Spark infers
-    per file, or with ``schema`` (a ``struct<...>``) forced. Spark 4.3 shreds every VARIANT it
-    writes by default, so each write says which it wants."""
-    settings = {"spark.sql.variant.writeShredding.enabled": str(shred).lower()}
-    if schema:
-        settings["spark.sql.variant.forceShreddingSchemaForTest"] = schema
-    return settings
-
-
 def strict_session(app: str, warehouse: str) -> SparkSession:
     """The test session: extension loaded, strict mode, and Spark's own plan-change validation, so
     a rule that breaks plan integrity fails the query that triggers it."""

@@ -13,7 +13,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.differential import ENABLED, confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from tests.differential import ENABLED, confs
 
 READER = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
 LEAF_FORMAT = "leaf columns"
@@ -142,8 +143,8 @@ UNSHREDDED_QUERIES = [
 
 # Spark's own files: unshredded, or shredded by Spark's writer and left to Spark's reader.
 SPARK_FILES = {
-    "unshredded": (spark_shredding(False), {}),
-    "spark_shredded": (spark_shredding(True, "struct<a: int, c: struct<d: bigint>>"),
+    "unshredded": ((False, None), {}),
+    "spark_shredded": ((True, "struct<a: int, c: struct<d: bigint>>"),
                        {"spark.pyspark_ext.variant.specLayout.enabled": "false"}),
 }
 
@@ -157,7 +158,7 @@ def test_values_spark_extracts_from_variants_are_not_read_as_columns(
     found none and returned nulls (a sum of None)."""
     write, read = SPARK_FILES[files]
     path = str(tmp_path / "plain")
-    with confs(spark, write):
+    with spark_shredding(spark, *write):
         spark.range(300).selectExpr(
             "id AS k", "parse_json(format_string('{\"a\": %d, \"b\": \"b%d\", \"c\": {\"d\": %d}}', "
                        "id, id % 7, id * 3)) AS v").coalesce(1).write.parquet(path)
