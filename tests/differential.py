@@ -64,12 +64,6 @@ class Run:
         return sum(s["read_leaves"] for s in self.scans)
 
 
-def rows_and_plan(spark: SparkSession, sql: str) -> tuple[list[str], str]:
-    """The query's rows (sorted reprs) and, after they are computed, its executed plan."""
-    df = spark.sql(sql)
-    return sorted(map(repr, df.collect())), df._jdf.queryExecution().executedPlan().toString()
-
-
 def run(spark: SparkSession, query: str | DataFrame, enabled: bool) -> Run:
     spark.conf.set(ENABLED, str(enabled).lower())
     try:
