@@ -19,8 +19,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import pyspark_ext
+from pyspark_ext.spark_shredding import spark_shredding  # noqa: F401 - variant_runner's too
 from pyspark_ext.variant_events import (SHREDDING, check_variant_layouts, json_sql,  # noqa: F401
-                                        spark_shredding, variant_layout)
+                                        variant_layout)
 
 from .datasets import _key
 

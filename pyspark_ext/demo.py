@@ -18,21 +18,23 @@ from .explain import explain_read_schema
 from .result_rows import canonical_rows, same_rows
 from .session import configure
 from .shredding import shred
+from .spark_shredding import spark_shredding
 from .variant_queries import queries
 
 ENABLED = "spark.pyspark_ext.enabled"
 
+#: The nested part's queries, as templates over the event table ``{t}`` (shown as ``events``).
 QUERIES = {
     "clicked-item revenue (chained explode + filter)":
-        "SELECT sum(item.cpc) FROM events LATERAL VIEW explode(page.views) v AS view "
+        "SELECT sum(item.cpc) FROM {t} LATERAL VIEW explode(page.views) v AS view "
         "LATERAL VIEW explode(view.items) i AS item WHERE item.clicked",
     "views per country (ROLLUP over nested fields)":
-        "SELECT user.geo.country, sum(size(page.views)) FROM events GROUP BY ROLLUP(user.geo.country)",
+        "SELECT user.geo.country, sum(size(page.views)) FROM {t} GROUP BY ROLLUP(user.geo.country)",
     "pages with a sponsored item (higher-order function)":
-        "SELECT count(*) FROM events WHERE exists(page.views, v -> exists(v.items, i -> i.cpc > 0.9))",
+        "SELECT count(*) FROM {t} WHERE exists(page.views, v -> exists(v.items, i -> i.cpc > 0.9))",
     "previous city per country (window over a struct)":
         "SELECT w.city FROM (SELECT lag(user.geo) OVER (PARTITION BY user.geo.country ORDER BY id) AS w "
-        "FROM events) WHERE w IS NOT NULL",
+        "FROM {t}) WHERE w IS NOT NULL",
 }
 
 #: The variant benchmark's queries the demo runs (``variant_queries``).
@@ -65,12 +67,15 @@ def _session() -> SparkSession:
 def run_demo(rows: int = 30_000, directory: str | None = None, variant_rows: int = 100_000,
              spark: SparkSession | None = None) -> dict[str, list[dict]]:
     """Write the data once (under ``directory``), run both parts and print them. ``spark``: an
-    existing session to use (left running); by default the demo starts its own and stops it."""
+    existing session to use (left running, its temp views and the extension's switch as they
+    were); by default the demo starts its own and stops it. Queries name the demo's files by
+    path, so the caller's catalog is never touched."""
     root = Path(directory or os.environ.get("PYSPARK_EXT_DEMO_DIR")
                 or Path(tempfile.gettempdir()) / "pyspark_ext_demo")
     own = spark is None
     start = time.perf_counter()
     spark = spark or _session()
+    enabled = spark.conf.get(ENABLED, None)
     try:
         nested = nested_part(spark, root, rows)
         middle = time.perf_counter()
@@ -79,7 +84,7 @@ def run_demo(rows: int = 30_000, directory: str | None = None, variant_rows: int
               f"{time.perf_counter() - middle:.0f} s; data written once to {root})")
         return {"nested": nested, "variant": variant}
     finally:
-        spark.conf.set(ENABLED, "true")
+        spark.conf.unset(ENABLED) if enabled is None else spark.conf.set(ENABLED, enabled)
         if own:
             spark.stop()
 
@@ -89,10 +94,9 @@ def nested_part(spark: SparkSession, root: Path, rows: int) -> list[dict]:
     if not (path / "_SUCCESS").exists():
         print(f"writing {rows:,} nested events to {path} ...")
         adtech_data.write_events(spark, str(path), rows=rows, payload_width=200, partitions=4)
-    spark.read.parquet(str(path)).createOrReplaceTempView("events")
-
     results = []
-    for title, sql in QUERIES.items():
+    for title, template in QUERIES.items():
+        sql = template.format(t=f"parquet.`{path}`")
         measured = {}
         for label, enabled in (("stock", "false"), ("pyspark-ext", "true")):
             spark.conf.set(ENABLED, enabled)
@@ -102,7 +106,7 @@ def nested_part(spark: SparkSession, root: Path, rows: int) -> list[dict]:
         (stock_rows, stock), (ext_rows, ext) = measured["stock"], measured["pyspark-ext"]
         if sorted(map(repr, stock_rows)) != sorted(map(repr, ext_rows)):
             raise AssertionError(f"results differ with the extension on: {title}")
-        print(f"\n== {title}\n   {sql}")
+        print(f"\n== {title}\n   {template.format(t='events')}")
         for label, scan in (("stock", stock), ("pyspark-ext", ext)):
             print(f"   {label:<12} reads {scan['read_leaves']:>4} of {scan['full_leaves']} leaves, "
                   f"{scan['bytes_read'] / 2**20:8.2f} MiB of {scan['bytes_full'] / 2**20:.2f} MiB: "
@@ -125,12 +129,12 @@ def write_variant_events(spark: SparkSession, root: Path, rows: int) -> dict[str
     write = {"parquet.block.size": str(VARIANT_ROW_GROUP_BYTES)}
     events = spark.sql(variant_events.json_sql(rows)).repartitionByRange(2, "id") \
         .sortWithinPartitions("id").selectExpr("parse_json(j) AS v")
-    with variant_events.spark_shredding(spark, False):
+    with spark_shredding(spark, False):
         events.write.options(**write).mode("overwrite").parquet(paths["variant"])
     variant = spark.read.schema("v VARIANT").parquet(paths["variant"])
     shred(variant, "v", variant_events.SHREDDING).write.options(**write).mode("overwrite") \
         .parquet(paths["draft"])
-    with variant_events.spark_shredding(spark, True, variant_events.SHREDDING):
+    with spark_shredding(spark, True, variant_events.SHREDDING):
         variant.write.options(**write).mode("overwrite").parquet(paths["spec"])
     variant_events.check_variant_layouts(paths)
     return paths

@@ -29,16 +29,6 @@ def confs(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
                 spark.conf.set(key, value)
 
 
-def spark_shredding(shred: bool, schema: str | None = None) -> dict[str, str]:
-    """Settings for Spark's own VARIANT writer: unshredded, shredded with the schema Spark infers
-    per file, or with ``schema`` (a ``struct<...>``) forced. Spark 4.3 shreds every VARIANT it
-    writes by default, so each write says which it wants."""
-    settings = {"spark.sql.variant.writeShredding.enabled": str(shred).lower()}
-    if schema:
-        settings["spark.sql.variant.forceShreddingSchemaForTest"] = schema
-    return settings
-
-
 def strict_session(app: str, warehouse: str) -> SparkSession:
     """The test session: extension loaded, strict mode, and Spark's own plan-change validation, so
     a rule that breaks plan integrity fails the query that triggers it."""
@@ -72,12 +62,6 @@ class Run:
     @property
     def leaves(self) -> int:
         return sum(s["read_leaves"] for s in self.scans)
-
-
-def rows_and_plan(spark: SparkSession, sql: str) -> tuple[list[str], str]:
-    """The query's rows (sorted reprs) and, after they are computed, its executed plan."""
-    df = spark.sql(sql)
-    return sorted(map(repr, df.collect())), df._jdf.queryExecution().executedPlan().toString()
 
 
 def run(spark: SparkSession, query: str | DataFrame, enabled: bool) -> Run:

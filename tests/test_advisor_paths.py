@@ -8,6 +8,7 @@ from pyspark_ext.advisor.paths import VariantPath, presence_suffix
 from pyspark_ext.advisor.workload import parse_ddl
 from tests.battery.adtech_deep import DEEP_SCHEMA
 from tests.battery.queries import QUERIES
+from tests.support.schema_leaves import leaf_paths
 
 EVENTS = parse_ddl("id bigint, `User` struct<id: int, geo: struct<city: string, country: string>>, "
                    "pages array<struct<url: string, ts: bigint, tags: array<string>>>, "
@@ -112,16 +113,6 @@ def test_presence_leaf_mirrors_the_extension():
     assert presence_suffix(MapType(parse_ddl("k int"), parse_ddl("x boolean"))) == ("x",)
 
 
-def _leaf_set(t, prefix=()):
-    if isinstance(t, StructType):
-        return {leaf for f in t.fields for leaf in _leaf_set(f.dataType, prefix + (f.name,))}
-    if isinstance(t, ArrayType):
-        return _leaf_set(t.elementType, prefix)
-    if isinstance(t, MapType):
-        return _leaf_set(t.keyType, prefix + ("<key>",)) | _leaf_set(t.valueType, prefix)
-    return {prefix}
-
-
 # sqlglot 30 cannot qualify these; they are reported as failures with the reason (see README)
 UNRESOLVED_BATTERY = {"inline_outer_placements", "inline_then_one_field", "left_anti_no_ios",
                       "pivot_os_amount", "unpivot_nested"}
@@ -137,8 +128,8 @@ def test_battery_read_schema_is_a_superset_of_the_minimum(name):
             schema_on_read(sql, {"deep": DEEP_SCHEMA})
         return
     got = schema_on_read(sql, {"deep": DEEP_SCHEMA}).get("deep", StructType([]))
-    minimum = set().union(*(_leaf_set(parse_ddl(s[len("struct<"):-1])) for s in expected))
-    assert minimum <= _leaf_set(got)
+    minimum = set().union(*(leaf_paths(parse_ddl(s[len("struct<"):-1])) for s in expected))
+    assert minimum <= leaf_paths(got)
 
 
 def test_a_table_read_for_its_row_count_only_has_an_empty_schema():

@@ -6,7 +6,6 @@ import json
 
 import pytest
 from pyspark.sql import functions as F
-from pyspark.sql.types import ArrayType, MapType, StructType
 
 import pyspark_ext
 from pyspark_ext.__main__ import main
@@ -16,21 +15,12 @@ from tests.battery.adtech_deep import write_deep
 from tests.battery.queries import QUERIES
 from tests.battery.run_battery import dev_label
 from tests.nested_shapes import SHAPES
-
-
-def _leaves(t, prefix=()):
-    if isinstance(t, StructType):
-        return {leaf for f in t.fields for leaf in _leaves(f.dataType, prefix + (f.name,))}
-    if isinstance(t, ArrayType):
-        return _leaves(t.elementType, prefix)
-    if isinstance(t, MapType):
-        return _leaves(t.keyType, prefix + ("<key>",)) | _leaves(t.valueType, prefix)
-    return {prefix}
+from tests.support.schema_leaves import leaf_paths
 
 
 def _ddl_leaves(ddl: str) -> set:
     ddl = ddl.strip()
-    return _leaves(parse_ddl(ddl[len("struct<"):-1] if ddl.startswith("struct<") else ddl))
+    return leaf_paths(parse_ddl(ddl[len("struct<"):-1] if ddl.startswith("struct<") else ddl))
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +52,7 @@ def test_python_read_schemas_are_supersets_of_the_extensions(extension_reads):
         except UnresolvedQuery:
             unresolved.append(name)
             continue
-        mine = set().union(*(_leaves(s) for s in got.values()))
+        mine = set().union(*(leaf_paths(s) for s in got.values()))
         if not reads[name] <= mine:
             subsets.append((name, sorted(reads[name] - mine)))
         over += mine != reads[name]

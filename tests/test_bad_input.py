@@ -16,8 +16,7 @@ from pyspark.sql import SparkSession
 from tests import draft_files
 from tests.differential import ENABLED, confs
 from tests.support.rows import query_rows_rounded
-
-EMPTY_METADATA = b"\x01\x00\x00"
+from tests.support.variant_codec import EMPTY_METADATA
 
 
 def _spark_variant(spark: SparkSession, text: str) -> tuple[bytes, bytes]:

@@ -12,7 +12,8 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.testing.outcome import normalise
-from tests.differential import ENABLED, confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from tests.differential import ENABLED, confs
 
 SPEC_FILES = ["struct<id: bigint, price: double, kind: string>",
               "struct<id: string, price: decimal(10,2), user: struct<age: bigint>>"]
@@ -38,10 +39,10 @@ def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
     truth = spark.createDataFrame(list(enumerate(_events(240, seed=5))), "id bigint, j string") \
         .selectExpr("id", "parse_json(j) AS v")
     paths = {name: str(base / name) for name in ("truth", "spec", "draft")}
-    with confs(spark, spark_shredding(False)):
+    with spark_shredding(spark, False):
         truth.coalesce(1).write.parquet(paths["truth"])
     for i, schema in enumerate(SPEC_FILES):
-        with confs(spark, spark_shredding(True, schema)):
+        with spark_shredding(spark, True, schema):
             truth.where(f"id % 2 = {i}").coalesce(1).write.mode("append").parquet(paths["spec"])
     for i, schema in enumerate(DRAFT_FILES):
         pyspark_ext.shred(truth.where(f"id % 2 = {i}"), "v", schema).coalesce(1) \
@@ -144,7 +145,7 @@ def duckdb_tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
     base = tmp_path_factory.mktemp("duckdb")
     (base / "shredded").mkdir()
     truth = str(base / "truth")
-    with confs(spark, spark_shredding(False)):
+    with spark_shredding(spark, False):
         spark.createDataFrame(rows, "id bigint, j string").selectExpr("id", "parse_json(j) AS v") \
             .coalesce(1).write.parquet(truth)
     return {"shredded": _duckdb_files(base / "shredded", rows), "truth": truth}

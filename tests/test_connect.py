@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 import pyspark_ext
 from pyspark_ext import adtech_data
+from pyspark_ext.spark_shredding import spark_shredding
 from tests.deployments import checks
 from tests.deployments.connect_server import connect_server
-from tests.differential import ENABLED, confs, spark_shredding
+from tests.differential import ENABLED, confs
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUTS = ("draft", "spec")
@@ -62,7 +63,7 @@ def tables(remote, classic, tmp_path_factory) -> Path:
     source = checks.source(remote)
     checks._write(source, str(base / "source"))
     checks._write(pyspark_ext.shred(source, "v", checks.DRAFT_SCHEMA), str(base / "draft"))
-    with confs(remote, spark_shredding(True, checks.SPEC_SCHEMA)):
+    with spark_shredding(remote, True, checks.SPEC_SCHEMA):
         checks._write(source, str(base / "spec"))
     for session in (remote, classic):
         session.read.parquet(str(base / "events")).createOrReplaceTempView("events")

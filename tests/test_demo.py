@@ -1,5 +1,6 @@
 """The main job (``python -m pyspark_ext demo``), small: both parts run, every configuration
-returns the same rows (the demo checks), and the output shows what the extension saves."""
+returns the same rows (the demo checks), the output shows what the extension saves, and a caller's
+session is left as it was."""
 from __future__ import annotations
 
 import ast
@@ -13,14 +14,26 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext import demo
+from tests.differential import ENABLED
 
 #: Folders of the checkout that a pip install does not hold (``pyproject.toml`` packages
 #: ``pyspark_ext*`` only).
 CHECKOUT_ONLY = ("benchmarks", "tests")
 
 
+def _caller_state(spark: SparkSession) -> dict[str, object]:
+    """The temp views (by their schema and files) and the extension's switch."""
+    views = {t.name: (spark.table(t.name).schema.simpleString(), sorted(spark.table(t.name).inputFiles()))
+             for t in spark.catalog.listTables() if t.isTemporary}
+    return {"views": views, ENABLED: spark.conf.get(ENABLED, None)}
+
+
 @pytest.fixture(scope="module")
-def shown(spark: SparkSession, tmp_path_factory, events: str) -> tuple[dict, str]:
+def shown(spark: SparkSession, tmp_path_factory, events: str) -> tuple[dict, str, dict, dict]:
+    # The caller has a view named like the demo's table (``events``, the shared one) and the
+    # extension switched off; the demo switches it on and off for its own runs.
+    spark.conf.set(ENABLED, "false")
+    before = _caller_state(spark)
     with pytest.MonkeyPatch.context() as mp:
         # As after a pip install: the checkout's benchmarks are not importable while the demo runs.
         for name in [m for m in sys.modules if m.split(".")[0] == "benchmarks"] + ["benchmarks"]:
@@ -32,13 +45,13 @@ def shown(spark: SparkSession, tmp_path_factory, events: str) -> tuple[dict, str
         with contextlib.redirect_stdout(out):
             results = demo.run_demo(rows=2000, directory=str(tmp_path_factory.mktemp("demo")),
                                     variant_rows=10_000, spark=spark)
-    # The demo registers its own view `events` in the shared session: give other modules theirs back.
-    spark.read.parquet(events).createOrReplaceTempView("events")
-    return results, out.getvalue()
+    after = _caller_state(spark)
+    spark.conf.set(ENABLED, "true")
+    return results, out.getvalue(), before, after
 
 
 def test_nested_part_reads_fewer_bytes(shown) -> None:
-    results, out = shown
+    results, out, _, _ = shown
     assert len(results["nested"]) == len(demo.QUERIES)
     for r in results["nested"]:
         assert r["extension"]["bytes_read"] < r["stock"]["bytes_read"], r["query"]
@@ -46,7 +59,7 @@ def test_nested_part_reads_fewer_bytes(shown) -> None:
 
 
 def test_variant_part_shows_both_layouts(shown) -> None:
-    results, out = shown
+    results, out, _, _ = shown
     assert [r["query"] for r in results["variant"]] == list(demo.VARIANT_QUERIES)
     for title in demo.VARIANT_QUERIES.values():
         assert f"== {title}" in out
@@ -62,11 +75,17 @@ def test_variant_part_shows_both_layouts(shown) -> None:
 
 
 def test_selective_filter_skips_row_groups_with_the_extension_only(shown) -> None:
-    results, _ = shown
+    results, _, _, _ = shown
     [c] = [r["configs"] for r in results["variant"] if r["query"] == "selective_filter"]
     for label in ("pyspark-ext, spec layout", "pyspark-ext, draft layout"):
         assert c[label]["row_groups"] > 2 and c[label]["row_groups_skipped"] >= c[label]["row_groups"] - 2
     assert c["stock, spec layout"]["row_groups_skipped"] == 0
+
+
+def test_the_callers_views_and_switch_are_left_as_they_were(shown) -> None:
+    _, _, before, after = shown
+    assert "events" in before["views"] and before[ENABLED] == "false"
+    assert after == before
 
 
 def test_the_package_imports_nothing_from_the_checkout() -> None:

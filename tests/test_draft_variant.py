@@ -13,8 +13,9 @@ from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext.spark_shredding import spark_shredding
 from tests import draft_files
-from tests.differential import confs, spark_shredding
+from tests.differential import confs
 from tests.support.rows import query_rows
 from tests.support.variant_data import ANSI, FAILING, QUERIES, SHRED_SCHEMA, mixed_json
 
@@ -204,7 +205,7 @@ def test_spark_encoded_variant_files_still_read(spark: SparkSession, variants, t
     import pyarrow.parquet as pq
     path = tmp_path / "plain"
     forced = "struct<id: bigint, kind: string, user: struct<id: int, name: string>>"
-    with confs(spark, spark_shredding(shredded, forced if shredded else None)):
+    with spark_shredding(spark, shredded, forced if shredded else None):
         spark.table("truth").coalesce(1).write.parquet(str(path))
     layout = {f.name for f in pq.ParquetFile(min(path.glob("*.parquet"))).schema_arrow.field("v").type}
     assert layout == ({"metadata", "value", "typed_value"} if shredded else {"metadata", "value"})

@@ -15,7 +15,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql.types import ArrayType, DataType, MapType, StructType, _parse_datatype_string
 
 import pyspark_ext
-from tests.differential import ENABLED, confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from tests.differential import ENABLED, confs
 from tests.duckdb_files import GROUP, ROWS, write_tables
 from tests.support.rows import query_rows_rounded as rows
 
@@ -291,8 +292,9 @@ def _duckdb_values(path: str) -> list[tuple]:
 def test_duckdb_reads_what_spark_writes(spark: SparkSession, files, tmp_path: Path,
                                         layout: str) -> None:
     out = str(tmp_path / "spark")
-    settings = spark_shredding(layout != "unshredded", SPARK_SCHEMA if "forced" in layout else None)
-    with confs(spark, {**settings, ENABLED: "false"}):
+    shred = layout != "unshredded"
+    with spark_shredding(spark, shred, SPARK_SCHEMA if "forced" in layout else None), \
+            confs(spark, {ENABLED: "false"}):
         spark.read.parquet(files["truth"]).write.parquet(out)
     import pyarrow.parquet as pq
     fields = {f.name for f in pq.ParquetFile(next(Path(out).glob("*.parquet"))).schema_arrow.field("v").type}

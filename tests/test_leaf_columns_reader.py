@@ -12,8 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-import pyspark_ext
-from tests.differential import ENABLED, confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from tests.differential import ENABLED, confs
+from tests.support.modes import outcome, same_rows_in_modes
 
 READER = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
 LEAF_FORMAT = "leaf columns"
@@ -43,12 +44,6 @@ def table(spark: SparkSession, tmp_path_factory) -> str:
     return f"parquet.`{path}`"
 
 
-def _run(spark: SparkSession, sql: str) -> tuple[list[str], str, list[dict]]:
-    df = spark.sql(sql)
-    rows = sorted(map(repr, df.collect()))
-    return rows, df._jdf.queryExecution().executedPlan().toString(), pyspark_ext.explain_read_schema(df)
-
-
 QUERIES = [
     "SELECT k, s.a.b, s.a.c, s.d FROM {t}",
     "SELECT sum(s.a.b), count(s.a.c), max(s.d) FROM {t}",
@@ -61,20 +56,14 @@ QUERIES = [
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_same_rows_and_row_groups(spark: SparkSession, table: str, query: str) -> None:
-    sql = query.format(t=table)
-    on, plan, report = _run(spark, sql)
-    with confs(spark, {READER: "false"}):
-        off, off_plan, off_report = _run(spark, sql)
-    with confs(spark, {ENABLED: "false"}):
-        stock, _, _ = _run(spark, sql)
-    assert on == off == stock
-    assert LEAF_FORMAT in plan and LEAF_FORMAT not in off_plan
+    modes = same_rows_in_modes(spark, query.format(t=table), READER, scans=True)
+    assert LEAF_FORMAT in modes.on.plan and LEAF_FORMAT not in modes.off.plan
     # The same row groups (and pages) are read as with Spark's reader.
-    assert [r.get("rows_output") for r in report] == [r.get("rows_output") for r in off_report]
+    assert [r.get("rows_output") for r in modes.on.scans] == [r.get("rows_output") for r in modes.off.scans]
 
 
 def test_skipping_still_applies(spark: SparkSession, table: str) -> None:
-    _, _, report = _run(spark, f"SELECT k, s.a.b FROM {table} WHERE k BETWEEN 1234 AND 1300")
+    report = outcome(spark, f"SELECT k, s.a.b FROM {table} WHERE k BETWEEN 1234 AND 1300", scans=True).scans
     assert report[0]["rows_output"] < 2000
 
 
@@ -85,11 +74,11 @@ def test_skipping_still_applies(spark: SparkSession, table: str) -> None:
 ])
 def test_not_used_when_a_struct_is_needed_whole(spark: SparkSession, table: str, query: str) -> None:
     sql = query.format(t=table)
-    on, plan, _ = _run(spark, sql)
+    on = outcome(spark, sql)
     with confs(spark, {ENABLED: "false"}):
-        stock, _, _ = _run(spark, sql)
-    assert on == stock
-    assert LEAF_FORMAT not in plan
+        stock = outcome(spark, sql)
+    assert on.rows == stock.rows
+    assert LEAF_FORMAT not in on.plan
 
 
 def test_files_with_different_schemas(spark: SparkSession, tmp_path) -> None:
@@ -106,14 +95,14 @@ def test_files_with_different_schemas(spark: SparkSession, tmp_path) -> None:
     spark.read.schema("k bigint, s struct<a: struct<b: bigint, c: string>, d: double>") \
         .parquet(str(tmp_path)).createOrReplaceTempView("leaf_mixed")
     sql = "SELECT k, s.a.b, s.a.c, s.d FROM leaf_mixed"
-    on, plan, _ = _run(spark, sql)
+    on = outcome(spark, sql)
     with confs(spark, {READER: "false"}):
-        off, _, _ = _run(spark, sql)
-    assert on == off
-    assert sorted(on) == sorted(map(repr, spark.createDataFrame(
+        off = outcome(spark, sql)
+    assert on.rows == off.rows
+    assert sorted(on.rows) == sorted(map(repr, spark.createDataFrame(
         [(1, 3, None, 3.0), (2, None, "c2", None), (3, 9, "z", 1.0), (4, None, None, None),
          (5, None, None, 5.0)], "k bigint, b bigint, c string, d double").collect()))
-    assert LEAF_FORMAT in plan
+    assert LEAF_FORMAT in on.plan
 
 
 def test_a_leaf_inside_a_list_falls_back_to_spark(spark: SparkSession, tmp_path) -> None:
@@ -142,8 +131,8 @@ UNSHREDDED_QUERIES = [
 
 # Spark's own files: unshredded, or shredded by Spark's writer and left to Spark's reader.
 SPARK_FILES = {
-    "unshredded": (spark_shredding(False), {}),
-    "spark_shredded": (spark_shredding(True, "struct<a: int, c: struct<d: bigint>>"),
+    "unshredded": ((False, None), {}),
+    "spark_shredded": ((True, "struct<a: int, c: struct<d: bigint>>"),
                        {"spark.pyspark_ext.variant.specLayout.enabled": "false"}),
 }
 
@@ -157,15 +146,16 @@ def test_values_spark_extracts_from_variants_are_not_read_as_columns(
     found none and returned nulls (a sum of None)."""
     write, read = SPARK_FILES[files]
     path = str(tmp_path / "plain")
-    with confs(spark, write):
+    with spark_shredding(spark, *write):
         spark.range(300).selectExpr(
             "id AS k", "parse_json(format_string('{\"a\": %d, \"b\": \"b%d\", \"c\": {\"d\": %d}}', "
                        "id, id % 7, id * 3)) AS v").coalesce(1).write.parquet(path)
     sql = query.format(t=f"parquet.`{path}`")
     with confs(spark, {ENABLED: "false"}):
-        stock, _, _ = _run(spark, sql)
+        stock = outcome(spark, sql).rows
     with confs(spark, read):
-        rows, plan, scans = _run(spark, sql)
+        ours = outcome(spark, sql, scans=True)
+    rows, plan, scans = ours.rows, ours.plan, ours.scans
     assert rows == stock and "None" not in "".join(rows)
     assert LEAF_FORMAT not in plan
     [scan] = scans
@@ -201,11 +191,6 @@ def partitioned(spark: SparkSession, tmp_path_factory) -> str:
 @pytest.mark.parametrize("query", PARTITIONED_QUERIES)
 def test_partitioned_table(spark: SparkSession, partitioned: str, query: str) -> None:
     """Partition values are appended to the leaf reader's batches as Spark's reader appends them."""
-    sql = query.format(t=partitioned)
-    on, plan, _ = _run(spark, sql)
-    with confs(spark, {READER: "false"}):
-        off, off_plan, _ = _run(spark, sql)
-    with confs(spark, {ENABLED: "false"}):
-        stock, _, _ = _run(spark, sql)
-    assert on == off == stock and len(on) > 1
-    assert LEAF_FORMAT in plan and LEAF_FORMAT not in off_plan
+    modes = same_rows_in_modes(spark, query.format(t=partitioned), READER)
+    assert len(modes.on.rows) > 1
+    assert LEAF_FORMAT in modes.on.plan and LEAF_FORMAT not in modes.off.plan

@@ -15,6 +15,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from tests.differential import ENABLED, confs
+from tests.support.modes import in_modes
 
 PACK = "spark.pyspark_ext.scan.packNarrowReads.enabled"
 FILES = 8
@@ -47,11 +48,8 @@ def _tasks_and_rows(spark: SparkSession, sql: str) -> tuple[int, list]:
 def test_a_narrow_read_runs_as_fewer_tasks_with_the_same_rows(spark: SparkSession, wide: str) -> None:
     sql = f"SELECT k, s.a FROM {wide}"
     with confs(spark, SPLITS):
-        packed, rows = _tasks_and_rows(spark, sql)
-        with confs(spark, {PACK: "false"}):
-            split, unpacked_rows = _tasks_and_rows(spark, sql)
-        with confs(spark, {ENABLED: "false"}):
-            stock, stock_rows = _tasks_and_rows(spark, sql)
+        modes = in_modes(spark, PACK, lambda: _tasks_and_rows(spark, sql))
+    (packed, rows), (split, unpacked_rows), (stock, stock_rows) = modes.on, modes.off, modes.stock
     assert split == stock >= FILES
     # Two cores, one wave: the minimum number of partitions is the default parallelism.
     assert packed == spark.sparkContext.defaultParallelism

@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import Row, SparkSession
 
-from tests.differential import ENABLED, confs, rows_and_plan
+from tests.differential import confs
+from tests.support.modes import outcome, same_rows_in_modes
 
 RULE = "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled"
 
@@ -45,14 +46,8 @@ QUERIES = [
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_same_rows_with_and_without(spark: SparkSession, nested: str, query: str) -> None:
-    sql = query.format(t=nested)
-    on, plan = rows_and_plan(spark, sql)
-    with confs(spark, {RULE: "false"}):
-        off, off_plan = rows_and_plan(spark, sql)
-    with confs(spark, {ENABLED: "false"}):
-        stock, _ = rows_and_plan(spark, sql)
-    assert on == off == stock
-    assert "NestedLeafColumns" in plan and "NestedLeafColumns" not in off_plan
+    modes = same_rows_in_modes(spark, query.format(t=nested), RULE)
+    assert "NestedLeafColumns" in modes.on.plan and "NestedLeafColumns" not in modes.off.plan
 
 
 def test_nulls_at_every_level(spark: SparkSession, nested: str) -> None:
@@ -76,13 +71,13 @@ def test_field_missing_from_a_file(spark: SparkSession, tmp_path) -> None:
         .parquet(str(tmp_path))
     df.createOrReplaceTempView("missing_fields")
     sql = "SELECT k, s.a.b, s.a.c, s.d FROM missing_fields"
-    on, plan = rows_and_plan(spark, sql)
+    on = outcome(spark, sql)
     with confs(spark, {RULE: "false"}):
-        off, _ = rows_and_plan(spark, sql)
-    assert on == off == sorted(repr(Row(k=k, b=b, c=c, d=d)) for k, b, c, d in [
+        off = outcome(spark, sql)
+    assert on.rows == off.rows == sorted(repr(Row(k=k, b=b, c=c, d=d)) for k, b, c, d in [
         (1, 1, "x", 1.0), (2, None, None, 2.0), (3, None, None, 3.0), (4, None, None, None),
         (5, None, None, None)])
-    assert "NestedLeafColumns" in plan
+    assert "NestedLeafColumns" in on.plan
 
 
 def test_variant_path_with_a_residual_reads_two_leaves(spark: SparkSession, tmp_path) -> None:
@@ -96,10 +91,10 @@ def test_variant_path_with_a_residual_reads_two_leaves(spark: SparkSession, tmp_
     pyspark_ext.shred(df, "v", "u struct<id bigint>").write.parquet(str(tmp_path / "t"))
     sql = f"SELECT sum(variant_get(v, '$.u.id', 'int')), count(try_variant_get(v, '$.u.id', 'bigint')) " \
           f"FROM parquet.`{tmp_path / 't'}`"
-    on, plan = rows_and_plan(spark, sql)
+    on = outcome(spark, sql)
     truth = sorted(map(repr, df.selectExpr("sum(variant_get(v, '$.u.id', 'int'))",
                                            "count(try_variant_get(v, '$.u.id', 'bigint'))").collect()))
-    assert on == truth
-    leaves = plan[plan.index("NestedLeafColumns"):].split("\n")[0]
+    assert on.rows == truth
+    leaves = on.plan[on.plan.index("NestedLeafColumns"):].split("\n")[0]
     assert "_typed_value_" in leaves and "_untyped_value_" in leaves, leaves
     assert "_id_#" not in leaves, leaves

@@ -2,7 +2,7 @@
 and UUID (``RawTypedValue``, ``RawPrimitive``).
 
 Files are written with pyarrow in the spec layout. Reconstruction is checked against values
-decoded independently (``tests.conformance.cases.decode_variant``); path reads, casts and
+decoded independently (``tests.support.variant_codec.decode_variant``); path reads, casts and
 ``to_json`` are checked against stock Spark on the unshredded variants, errors included.
 """
 from __future__ import annotations
@@ -17,12 +17,11 @@ import pytest
 from pyspark.sql.types import VariantVal
 
 import pyspark_ext
-
-from tests.conformance.cases import Time, Timestamp, decode_variant, difference
+from tests.conformance.cases import difference
 from tests.differential import ENABLED, confs
+from tests.support.variant_codec import EMPTY_METADATA, Time, Timestamp, decode_variant
 
 DECLARED = "id bigint, var variant"
-EMPTY_METADATA = b"\x01\x00\x00"
 UUID_7 = uuid.UUID("f24f9b64-81fa-49d1-b74e-8c09a6e31c56")
 
 

@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from tests.differential import ENABLED, confs
+from tests.support.modes import outcome
 
 ROWS, GROUP = 2000, 100
 METRICS = "spark.pyspark_ext.metrics.rowGroups.enabled"
@@ -37,10 +38,8 @@ def table(spark: SparkSession, tmp_path_factory) -> str:
 
 
 def _run(spark: SparkSession, sql: str) -> tuple[list[str], list[dict], str]:
-    df = spark.sql(sql)
-    rows = sorted(map(repr, df.collect()))
-    plan = df._jdf.queryExecution().executedPlan().toString()
-    return rows, pyspark_ext.explain_read_schema(df), plan
+    ran = outcome(spark, sql, scans=True)
+    return ran.rows, ran.scans, ran.plan
 
 
 @pytest.mark.parametrize("where,groups", [

@@ -17,7 +17,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from tests.differential import confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from tests.differential import confs
 
 ROWS, GROUP = 2000, 100
 SCHEMA = "id bigint, name string, score double, user struct<tier: string>"
@@ -52,7 +53,7 @@ def _write(spark: SparkSession, df, path: str, layout: str, narrow: bool = False
             .orderBy("rid").toArrow()
         pq.write_table(table, path, row_group_size=GROUP)
         return
-    with confs(spark, spark_shredding(True, NARROW["spec"] if narrow else SPEC_SCHEMA)):
+    with spark_shredding(spark, True, NARROW["spec"] if narrow else SPEC_SCHEMA):
         df.orderBy("rid").coalesce(1).write.mode("overwrite") \
             .option("parquet.block.row.count.limit", GROUP) \
             .option("parquet.page.row.count.limit", GROUP).parquet(path)

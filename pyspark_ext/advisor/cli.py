@@ -97,16 +97,9 @@ def _write(spark: Any, sample: Any, column: str, draft: str, spec: str, layout: 
         shred(sample, column, draft).write.mode("errorifexists").parquet(out)
         return
     # Until the project's own spec-layout writer exists: Spark's writer with the schema forced.
-    settings = {"spark.sql.variant.writeShredding.enabled": "true",
-                "spark.sql.variant.forceShreddingSchemaForTest": spec}
-    old = {key: spark.conf.get(key, None) for key in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
+    from ..spark_shredding import spark_shredding
+    with spark_shredding(spark, True, spec):
         sample.write.mode("errorifexists").parquet(out)
-    finally:
-        for key, value in old.items():
-            spark.conf.unset(key) if value is None else spark.conf.set(key, value)
 
 
 def _print_text(doc: dict[str, Any], recommendation: Any) -> None:

@@ -27,6 +27,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from .. import adtech_data
 from ..shredding import shred
+from ..spark_shredding import spark_shredding
 
 TABLES = ("nested", "variant_truth", "variant_draft", "variant_spec")
 
@@ -117,18 +118,8 @@ def _one_table(base: Path, name: str, parts: list[Callable[[str], None]]) -> Pat
 
 
 def _spark_writer(spark: SparkSession, df: DataFrame, path: str, schema: str | None) -> None:
-    keys = ["spark.sql.variant.writeShredding.enabled", "spark.sql.variant.forceShreddingSchemaForTest"]
-    before = {k: spark.conf.get(k, None) for k in keys}
-    spark.conf.set(keys[0], str(schema is not None).lower())
-    if schema and schema != "inferred":
-        spark.conf.set(keys[1], schema)
-    else:
-        spark.conf.unset(keys[1])
-    try:
+    with spark_shredding(spark, schema is not None, None if schema == "inferred" else schema):
         df.coalesce(1).write.parquet(path)
-    finally:
-        for k, v in before.items():
-            spark.conf.unset(k) if v is None else spark.conf.set(k, v)
 
 
 def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, seed: int = 7) -> dict[str, str]:

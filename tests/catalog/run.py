@@ -21,7 +21,8 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
-from tests.differential import ENABLED, confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from tests.differential import ENABLED
 from tests.support.rows import query_rows_rounded, row_strings
 from tests.support.variant_data import CONFLICTING, FULL, SHRED_SCHEMA, mixed_json
 
@@ -104,19 +105,19 @@ def create(spark: SparkSession, base: Path) -> dict[str, Any]:
         "SELECT id, s, named_struct('x', s, 'y', array(s, s)) AS deep FROM truth")
     sql(f"CREATE TABLE hive_nested (id BIGINT, s {NESTED}) STORED AS PARQUET")
     sql("INSERT INTO hive_nested SELECT id, s FROM truth")
-    with confs(spark, spark_shredding(True, FULL)):
+    with spark_shredding(spark, True, FULL):
         df.where("id % 2 = 0").select("id", "v").coalesce(1).write.saveAsTable("spec_saved")
-    with confs(spark, spark_shredding(True, CONFLICTING)):
+    with spark_shredding(spark, True, CONFLICTING):
         df.where("id % 2 = 1").select("id", "v").coalesce(1).write.mode("append").saveAsTable("spec_saved")
     sql(f"CREATE TABLE spec_using (id BIGINT, v VARIANT, s {NESTED}) USING parquet")
-    with confs(spark, spark_shredding(True, CONFLICTING)):
+    with spark_shredding(spark, True, CONFLICTING):
         sql("INSERT INTO spec_using SELECT id, v, s FROM truth")
     located = base / "draft_located"
     pyspark_ext.shred(df.select("id", "v"), "v", SHRED_SCHEMA).coalesce(2).write.parquet(str(located))
     sql(f"CREATE TABLE draft_located (id BIGINT, v VARIANT) USING parquet LOCATION '{located}'")
     sql(f"CREATE TABLE spec_parted (id BIGINT, s {NESTED}, v VARIANT, day STRING, n INT) "
         "USING parquet PARTITIONED BY (day, n)")
-    with confs(spark, spark_shredding(True, FULL)):
+    with spark_shredding(spark, True, FULL):
         sql("INSERT INTO spec_parted SELECT id, s, v, day, n FROM truth")
     parted = base / "draft_parted"
     pyspark_ext.shred(df.select("id", "v", "s", "day"), "v", SHRED_SCHEMA).coalesce(1) \

@@ -30,9 +30,8 @@ from typing import Any
 if __package__ in (None, ""):  # allow ``python tests/conformance/run.py`` too
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.conformance.cases import (  # noqa: E402
-    CASES, SKIP_REASON, VARIANT_NULL, Case, available, decode_variant, rows_difference,
-)
+from tests.conformance.cases import CASES, SKIP_REASON, Case, available, rows_difference  # noqa: E402
+from tests.support.variant_codec import VARIANT_NULL, decode_variant  # noqa: E402
 
 PASS = "pass"
 WRONG = "wrong value"

@@ -16,7 +16,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
 from pyspark_ext import adtech_data
-from tests.differential import ENABLED, confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from tests.differential import ENABLED, confs
 from tests.nested_shapes import SHAPES
 
 ROWS, GROUP = 1000, 100
@@ -97,10 +98,10 @@ def prepare(spark: SparkSession, base: str) -> None:
     src = source(spark)
     src.createOrReplaceTempView("source")
     _write(pyspark_ext.shred(src, "v", DRAFT_SCHEMA), f"{base}/draft")
-    with confs(spark, spark_shredding(True, SPEC_SCHEMA)):
+    with spark_shredding(spark, True, SPEC_SCHEMA):
         _write(src, f"{base}/spec")
         _write(src.where("rid < 500"), f"{base}/spec_mixed")
-    with confs(spark, spark_shredding(True, SPEC_SCHEMA.replace("id: bigint", "id: string"))):
+    with spark_shredding(spark, True, SPEC_SCHEMA.replace("id: bigint", "id: string")):
         src.where("rid >= 500").orderBy("rid").coalesce(1).write.mode("append") \
             .parquet(f"{base}/spec_mixed")
     pyspark_ext.shred(src, "v", DRAFT_SCHEMA).selectExpr("*", "rid % 3 AS p") \

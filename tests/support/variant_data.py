@@ -8,7 +8,7 @@ import random
 
 from pyspark.sql import SparkSession
 
-from tests.differential import confs, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
 
 ANSI = "spark.sql.ansi.enabled"
 
@@ -66,7 +66,7 @@ CONFLICTING = "struct<id: string, user: struct<name: string>, items: array<struc
 
 
 def write_spec(spark: SparkSession, df, path: str, schema: str | None) -> None:
-    with confs(spark, spark_shredding(schema is not None, schema)):
+    with spark_shredding(spark, schema is not None, schema):
         df.coalesce(1).write.mode("overwrite").parquet(path)
 
 

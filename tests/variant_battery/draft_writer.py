@@ -8,9 +8,9 @@ The layout is the one of the shredding draft (``untyped_value`` / ``typed_value`
 * and one of ``typed_value`` (a primitive column), ``object`` (a group whose fields are shredded
   levels, recursively) or ``array`` (a 3-level LIST whose element is a shredded level).
 
-Nothing here uses Spark or the extension under test: the Variant binary encoder is written from the
-Parquet/Spark Variant encoding spec, and JSON is parsed the way Spark's ``parse_json`` parses it
-(checked against Spark 4.3):
+Nothing here uses Spark or the extension under test: the Variant binary encoder
+(``tests.support.variant_codec``) is written from the Parquet/Spark Variant encoding spec, and JSON
+is parsed the way Spark's ``parse_json`` parses it (checked against Spark 4.3):
 
 * integers that fit in 64 bits -> the smallest of int8/16/32/64;
 * larger integers of at most 38 digits -> decimal (scale 0); longer ones -> double;
@@ -43,15 +43,19 @@ Two details the draft leaves open are options here, so a battery can use both sp
 """
 from __future__ import annotations
 
+import datetime
 import decimal
 import json
-import struct
+import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Iterable, Union
+from typing import Any, Union
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from tests.support.variant_codec import (VARIANT_NULL, Float32, Time, Timestamp, decode_variant, encode,
+                                         encode_concat, split_variant_bytes)
 
 # ---------------------------------------------------------------------------------------------
 # JSON -> Python values, the way Spark's parse_json types numbers
@@ -91,160 +95,6 @@ def loads(text: str) -> Any:
     """Parse JSON text into Python values typed like Spark's parse_json: int (64-bit), Decimal,
     float (only for exponent notation or out-of-range numbers), str, bool, None, list, dict."""
     return json.loads(text, parse_int=_parse_int, parse_float=_parse_float)
-
-
-# ---------------------------------------------------------------------------------------------
-# Variant binary encoding
-# ---------------------------------------------------------------------------------------------
-
-# basic types
-_PRIMITIVE, _SHORT_STR, _OBJECT, _ARRAY = 0, 1, 2, 3
-# primitive type ids
-_NULL, _TRUE, _FALSE, _INT8, _INT16, _INT32, _INT64, _DOUBLE = 0, 1, 2, 3, 4, 5, 6, 7
-_DEC4, _DEC8, _DEC16, _STRING = 8, 9, 10, 16
-
-
-def _size_for(n: int) -> int:
-    """Bytes needed for an unsigned little-endian integer n (1..4)."""
-    for width in (1, 2, 3, 4):
-        if n < (1 << (8 * width)):
-            return width
-    raise ValueError(f"{n} does not fit in 4 bytes")
-
-
-def _le(n: int, width: int) -> bytes:
-    return n.to_bytes(width, "little", signed=False)
-
-
-def _collect_keys(value: Any, keys: set[str]) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            keys.add(k)
-            _collect_keys(v, keys)
-    elif isinstance(value, list):
-        for v in value:
-            _collect_keys(v, keys)
-
-
-def encode_metadata(keys: Iterable[str]) -> tuple[bytes, dict[str, int]]:
-    """Metadata with a sorted, unique dictionary; returns (bytes, key -> id)."""
-    ordered = sorted(set(keys))
-    blobs = [k.encode("utf-8") for k in ordered]
-    offsets = [0]
-    for b in blobs:
-        offsets.append(offsets[-1] + len(b))
-    width = _size_for(max(offsets[-1], len(ordered)))
-    header = 0x01 | (1 << 4) | ((width - 1) << 6)  # version 1, sorted_strings
-    out = bytearray([header])
-    out += _le(len(ordered), width)
-    for off in offsets:
-        out += _le(off, width)
-    for b in blobs:
-        out += b
-    return bytes(out), {k: i for i, k in enumerate(ordered)}
-
-
-def _encode_decimal(d: Decimal) -> bytes:
-    sign, digits, exponent = d.as_tuple()
-    if exponent > 0:  # not produced by the parser; normalise to scale 0
-        d = d.quantize(Decimal(1), context=_CTX)
-        sign, digits, exponent = d.as_tuple()
-    scale = -exponent
-    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
-    precision = len(digits)
-    if precision <= 9 and scale <= 9:
-        return bytes([(_DEC4 << 2) | _PRIMITIVE, scale]) + unscaled.to_bytes(4, "little", signed=True)
-    if precision <= 18 and scale <= 18:
-        return bytes([(_DEC8 << 2) | _PRIMITIVE, scale]) + unscaled.to_bytes(8, "little", signed=True)
-    if precision <= 38 and scale <= 38:
-        return bytes([(_DEC16 << 2) | _PRIMITIVE, scale]) + unscaled.to_bytes(16, "little", signed=True)
-    raise ValueError(f"decimal {d} does not fit in decimal(38)")
-
-
-def _encode_value(value: Any, ids: dict[str, int]) -> bytes:
-    if value is None:
-        return bytes([(_NULL << 2) | _PRIMITIVE])
-    if value is True:
-        return bytes([(_TRUE << 2) | _PRIMITIVE])
-    if value is False:
-        return bytes([(_FALSE << 2) | _PRIMITIVE])
-    if isinstance(value, int):
-        for tid, width in ((_INT8, 1), (_INT16, 2), (_INT32, 4), (_INT64, 8)):
-            lo, hi = -(1 << (8 * width - 1)), (1 << (8 * width - 1)) - 1
-            if lo <= value <= hi:
-                return bytes([(tid << 2) | _PRIMITIVE]) + value.to_bytes(width, "little", signed=True)
-        return _encode_decimal(Decimal(value))
-    if isinstance(value, Decimal):
-        return _encode_decimal(value)
-    if isinstance(value, float):
-        return bytes([(_DOUBLE << 2) | _PRIMITIVE]) + struct.pack("<d", value)
-    if isinstance(value, str):
-        raw = value.encode("utf-8")
-        if len(raw) < 64:
-            return bytes([(len(raw) << 2) | _SHORT_STR]) + raw
-        return bytes([(_STRING << 2) | _PRIMITIVE]) + _le(len(raw), 4) + raw
-    if isinstance(value, list):
-        parts = [_encode_value(v, ids) for v in value]
-        offsets = [0]
-        for p in parts:
-            offsets.append(offsets[-1] + len(p))
-        off_w = _size_for(offsets[-1])
-        large = len(parts) > 255
-        header = ((int(large) << 2) | (off_w - 1)) << 2 | _ARRAY
-        out = bytearray([header])
-        out += _le(len(parts), 4 if large else 1)
-        for off in offsets:
-            out += _le(off, off_w)
-        for p in parts:
-            out += p
-        return bytes(out)
-    if isinstance(value, dict):
-        keys = sorted(value)  # field ids/offsets in lexicographic key order
-        parts = [_encode_value(value[k], ids) for k in keys]
-        offsets = [0]
-        for p in parts:
-            offsets.append(offsets[-1] + len(p))
-        off_w = _size_for(offsets[-1])
-        id_w = _size_for(max([ids[k] for k in keys], default=0))
-        large = len(keys) > 255
-        header = ((int(large) << 4) | ((id_w - 1) << 2) | (off_w - 1)) << 2 | _OBJECT
-        out = bytearray([header])
-        out += _le(len(keys), 4 if large else 1)
-        for k in keys:
-            out += _le(ids[k], id_w)
-        for off in offsets:
-            out += _le(off, off_w)
-        for p in parts:
-            out += p
-        return bytes(out)
-    raise TypeError(f"cannot encode {type(value).__name__}: {value!r}")
-
-
-def encode(value: Any) -> tuple[bytes, bytes]:
-    """(metadata, value) Variant bytes of a Python JSON-like value (see ``loads``)."""
-    keys: set[str] = set()
-    _collect_keys(value, keys)
-    metadata, ids = encode_metadata(keys)
-    return metadata, _encode_value(value, ids)
-
-
-def encode_concat(value: Any) -> bytes:
-    """``untyped_value`` bytes: metadata immediately followed by value."""
-    metadata, val = encode(value)
-    return metadata + val
-
-
-def split_concat(blob: bytes) -> tuple[bytes, bytes]:
-    """Split ``untyped_value`` bytes into (metadata, value) using the metadata header, the
-    dictionary size and the last dictionary offset (as the draft describes)."""
-    header = blob[0]
-    assert header & 0x0F == 1, f"bad metadata version in {blob[:4].hex()}"
-    width = ((header >> 6) & 0x03) + 1
-    size = int.from_bytes(blob[1:1 + width], "little")
-    last_off_at = 1 + width + size * width
-    last = int.from_bytes(blob[last_off_at:last_off_at + width], "little")
-    end = last_off_at + width + last
-    return blob[:end], blob[end:]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -472,86 +322,38 @@ def parquet_schema(path: str) -> str:
 # Decoding and reconstruction (used to check this writer, and to compare VARIANT results)
 # ---------------------------------------------------------------------------------------------
 
-def _read_uint(b: bytes, pos: int, width: int) -> int:
-    return int.from_bytes(b[pos:pos + width], "little", signed=False)
-
-
-def decode_metadata(metadata: bytes) -> list[str]:
-    header = metadata[0]
-    assert header & 0x0F == 1, "metadata version must be 1"
-    width = ((header >> 6) & 0x03) + 1
-    size = _read_uint(metadata, 1, width)
-    offsets = [_read_uint(metadata, 1 + width * (i + 1), width) for i in range(size + 1)]
-    base = 1 + width * (size + 2)
-    return [metadata[base + offsets[i]:base + offsets[i + 1]].decode("utf-8") for i in range(size)]
-
-
 def decode(metadata: bytes, value: bytes) -> Any:
     """Variant bytes -> Python value: int for Variant ints, Decimal for decimals (with their scale),
-    float for double/float, str, bool, None, list, dict (dates/timestamps/binary as tagged tuples)."""
-    keys = decode_metadata(metadata)
+    float for double/float, str, bool, None, list, dict (dates/timestamps/binary as tagged tuples).
+    The bytes are decoded by ``tests.support.variant_codec``; this is the form ``canonical`` takes."""
+    return _battery_form(decode_variant(metadata, value))
 
-    def at(pos: int) -> Any:
-        h = value[pos]
-        basic, vh = h & 0x03, h >> 2
-        if basic == _SHORT_STR:
-            return value[pos + 1:pos + 1 + vh].decode("utf-8")
-        if basic == _PRIMITIVE:
-            d = pos + 1
-            if vh == _NULL:
-                return None
-            if vh == _TRUE:
-                return True
-            if vh == _FALSE:
-                return False
-            widths = {_INT8: 1, _INT16: 2, _INT32: 4, _INT64: 8}
-            if vh in widths:
-                return int.from_bytes(value[d:d + widths[vh]], "little", signed=True)
-            if vh == _DOUBLE:
-                return struct.unpack("<d", value[d:d + 8])[0]
-            if vh == 14:  # float
-                return struct.unpack("<f", value[d:d + 4])[0]
-            dec_widths = {_DEC4: 4, _DEC8: 8, _DEC16: 16}
-            if vh in dec_widths:
-                scale = value[d]
-                unscaled = int.from_bytes(value[d + 1:d + 1 + dec_widths[vh]], "little", signed=True)
-                return Decimal(unscaled).scaleb(-scale, context=_CTX)
-            if vh == _STRING:
-                n = _read_uint(value, d, 4)
-                return value[d + 4:d + 4 + n].decode("utf-8")
-            if vh == 11:
-                return ("date", int.from_bytes(value[d:d + 4], "little", signed=True))
-            if vh in (12, 13):
-                return ("timestamp", vh, int.from_bytes(value[d:d + 8], "little", signed=True))
-            if vh == 15:
-                n = _read_uint(value, d, 4)
-                return ("binary", value[d + 4:d + 4 + n])
-            raise ValueError(f"unsupported primitive type {vh}")
-        if basic == _ARRAY:
-            off_w, large = (vh & 0x03) + 1, (vh >> 2) & 0x01
-            n_w = 4 if large else 1
-            n = _read_uint(value, pos + 1, n_w)
-            offs_at = pos + 1 + n_w
-            first = offs_at + (n + 1) * off_w
-            return [at(first + _read_uint(value, offs_at + i * off_w, off_w)) for i in range(n)]
-        # object
-        off_w, id_w, large = (vh & 0x03) + 1, ((vh >> 2) & 0x03) + 1, (vh >> 4) & 0x01
-        n_w = 4 if large else 1
-        n = _read_uint(value, pos + 1, n_w)
-        ids_at = pos + 1 + n_w
-        offs_at = ids_at + n * id_w
-        first = offs_at + (n + 1) * off_w
-        out = {}
-        for i in range(n):
-            key = keys[_read_uint(value, ids_at + i * id_w, id_w)]
-            out[key] = at(first + _read_uint(value, offs_at + i * off_w, off_w))
-        return out
 
-    return at(0)
+_EPOCH = datetime.date(1970, 1, 1)
+
+
+def _battery_form(x: Any) -> Any:
+    if x is VARIANT_NULL:
+        return None
+    if isinstance(x, Float32):
+        return float(x)
+    if isinstance(x, datetime.date):
+        return ("date", (x - _EPOCH).days)
+    if isinstance(x, Timestamp) and x.unit == "us":
+        return ("timestamp", 12 if x.utc else 13, x.nanos // 1000)
+    if isinstance(x, bytes):
+        return ("binary", x)
+    if isinstance(x, (Timestamp, Time, uuid.UUID)):
+        raise ValueError(f"unsupported primitive type: {x!r}")
+    if isinstance(x, list):
+        return [_battery_form(e) for e in x]
+    if isinstance(x, dict):
+        return {k: _battery_form(v) for k, v in x.items()}
+    return x
 
 
 def decode_concat(blob: bytes) -> Any:
-    return decode(*split_concat(blob))
+    return decode(*split_variant_bytes(blob))
 
 
 def canonical(value: Any) -> Any:
