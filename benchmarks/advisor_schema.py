@@ -31,7 +31,8 @@ import pyspark_ext
 from pyspark_ext.advisor import Query, analyze_workload
 from pyspark_ext.result_rows import canonical_rows
 from pyspark_ext.shredding import infer_shredding_schema
-from pyspark_ext.variant_events import json_sql, spark_shredding
+from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext.variant_events import json_sql
 
 from .alternating import alternate
 from .datasets import _key
@@ -98,9 +99,7 @@ def write_forms(spark: SparkSession, source_path: str, forced: dict[str, str | N
     for form, schema in forced.items():
         out = base / form
         start = time.perf_counter()
-        with spark_shredding(spark, True):
-            if schema:
-                spark.conf.set("spark.sql.variant.forceShreddingSchemaForTest", schema)
+        with spark_shredding(spark, True, schema):
             variant.write.options(**options).mode("overwrite").parquet(str(out))
         seconds[form] = time.perf_counter() - start
         paths[form] = str(out)
