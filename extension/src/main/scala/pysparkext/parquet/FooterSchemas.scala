@@ -4,14 +4,12 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
-import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.parquet.hadoop.metadata.{ColumnPath, ParquetMetadata}
-import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, PrimitiveType, Type}
 import org.apache.parquet.schema.LogicalTypeAnnotation.{DecimalLogicalTypeAnnotation, IntLogicalTypeAnnotation}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, ParquetToSparkSchemaConverter}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
@@ -23,8 +21,8 @@ import pysparkext.variant.layout.{DraftLayout, SpecLayout}
  * different shredding schema in every file, so analysis must look at all of them. Cached by
  * the file's [[FileVersion]] (path, length, modification time), so a file rewritten in place is
  * read again, and by the session settings Spark's schema conversion reads (binary as string,
- * INT96 as timestamp, ...), so sessions that convert differently never share an entry. At most
- * [[MaxCachedFields]] schema fields are held, least recently used first out.
+ * INT96 as timestamp, ...), so sessions that convert differently never share an entry. The cache
+ * is [[ParquetFooters]]' one cache, weighed in schema fields.
  *
  * `unsupported` lists, per top-level column, `typed_value` leaves whose Parquet type the variant
  * spec does not allow (unsigned integers, fixed-length binaries other than decimals). Spark's
@@ -42,10 +40,8 @@ object FooterSchemas {
       unsupported: Map[String, String],
       nullResiduals: Map[String, Set[Seq[String]]] = Map.empty)
 
-  /** About 100 bytes each on the heap: some tens of megabytes at most. */
-  val MaxCachedFields = 500000
-  private val cache = new PerFileCache[Seq[Boolean], FileSchema](MaxCachedFields, s =>
-    s.schema.map(f => countFields(f.dataType)).sum + s.nullResiduals.values.map(_.size).sum)
+  private def weigh(s: FileSchema): Int =
+    s.schema.map(f => countFields(f.dataType)).sum + s.nullResiduals.values.map(_.size).sum
 
   private def countFields(t: org.apache.spark.sql.types.DataType): Int = t match {
     case s: StructType => 1 + s.fields.map(f => countFields(f.dataType)).sum
@@ -62,12 +58,11 @@ object FooterSchemas {
 
   def of(status: FileStatus, conf: Configuration): FileSchema = {
     val file = FileVersion(status.getPath.toString, status.getLen, status.getModificationTime)
-    cache.getOrLoad(file, conversionSettings(SQLConf.get))(read(status, conf))
+    ParquetFooters.cached(file, "schema", conversionSettings(SQLConf.get), weigh)(read(status, conf))
   }
 
   private def read(status: FileStatus, conf: Configuration): FileSchema = {
-    val footer = ParquetFooterReader.readFooter(
-      HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.NO_FILTER)
+    val footer = ParquetFooters.read(status, conf)
     val message = footer.getFileMetaData.getSchema
     // Variant-annotated groups are shown as their physical structs, so the caller sees how each
     // file shreds them.

@@ -8,14 +8,11 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.parquet.format.converter.ParquetMetadataConverter
-import org.apache.parquet.hadoop.util.HadoopInputFile
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.{PartitionCoalescer, PartitionGroup, RDD}
 import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile, VariantMetadata}
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFooterReader
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
@@ -113,19 +110,16 @@ object NarrowReadPacking extends Logging {
     }
   }
 
-  /** Column paths held at most (a path and its size: some tens of megabytes at most). */
-  val MaxCachedColumns = 200000
-  private val cache = new PerFileCache[Unit, Seq[(List[String], Long)]](MaxCachedColumns, _.length)
-
   /**
    * A file's compressed bytes per column path, from its footer; cached by the file's version
    * (path, size, modification time), so a wide footer is parsed once rather than at every query
-   * and a file rewritten in place is read again.
+   * and a file rewritten in place is read again. Weighed in column paths in [[ParquetFooters]]'
+   * one cache.
    */
   private def columnBytes(f: PartitionedFile, conf: Configuration): Seq[(List[String], Long)] =
-    cache.getOrLoad(FileVersion(f.filePath.toString, f.fileSize, f.modificationTime), ()) {
-      val footer = ParquetFooterReader.readFooter(
-        HadoopInputFile.fromPath(new Path(f.filePath.toUri), conf), ParquetMetadataConverter.NO_FILTER)
+    ParquetFooters.cached(FileVersion(f.filePath.toString, f.fileSize, f.modificationTime),
+        "columnBytes", (), (sizes: Seq[(List[String], Long)]) => sizes.length) {
+      val footer = ParquetFooters.read(new Path(f.filePath.toUri), conf)
       footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
         .groupMapReduce(_.getPath.toArray.toList)(_.getTotalSize)(_ + _).toSeq
     }

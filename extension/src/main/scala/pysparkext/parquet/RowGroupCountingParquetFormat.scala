@@ -1,10 +1,8 @@
 package pysparkext.parquet
 
-import org.apache.parquet.hadoop.util.HadoopInputFile
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, ParquetFooterReader}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.pysparkext.HadoopConfShipping
 
@@ -31,9 +29,7 @@ class RowGroupCountingParquetFormat(
     val (read, skipped) = (rowGroupsRead, rowGroupsSkipped)
     (file: PartitionedFile) => {
       val c = conf()
-      val footer = ParquetFooterReader.readFooter(HadoopInputFile.fromPath(file.toPath, c),
-        ParquetFooterReader.buildFilter(c, file, false))
-      val (total, kept) = RowGroups.keptIn(footer, filters, settings)
+      val (total, kept) = RowGroups.keptIn(ParquetFooters.readSplit(file, c), filters, settings)
       read.add(kept.toLong)
       skipped.add((total - kept).toLong)
       readFile(file)
