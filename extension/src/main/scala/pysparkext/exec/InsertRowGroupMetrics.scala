@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.metric.SQLMetrics
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 import pysparkext.parquet.{LeafColumnsParquetFormat, ParquetFormats, RowGroupCountingParquetFormat}
-import pysparkext.variant.layout.DraftLayout
+import pysparkext.variant.layout.LayoutMarks
 
 /**
  * Puts a [[RowGroupMetricsExec]] above Parquet scans that push data filters, and gives the scan a
@@ -38,7 +38,7 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
 
   override protected def rewrite(plan: SparkPlan): SparkPlan = plan.transformUp {
     case s: FileSourceScanExec if s.dataFilters.nonEmpty && countable(s.relation.fileFormat) &&
-        (allScans || s.relation.dataSchema.exists(DraftLayout.isMarked)) =>
+        (allScans || s.relation.dataSchema.exists(LayoutMarks.isMarked)) =>
       val sc = session.sparkContext
       val format = new RowGroupCountingParquetFormat(
         s.relation.fileFormat.asInstanceOf[ParquetFileFormat],

@@ -30,7 +30,7 @@ import pysparkext.variant.layout.ShreddedLevel
  *
  * In the spec layout (`spec`) residuals hold value bytes only; `withDictionary` says the last
  * child is the column's `metadata`, which decodes them. A read whose every residual is null in
- * every file (see [[DraftLayout.markNullEverywhere]]) decodes none and goes without it.
+ * every file (see [[LayoutMarks.markNullEverywhere]]) decodes none and goes without it.
  */
 case class ShreddedVariantGet(
     children: Seq[Expression],

@@ -14,6 +14,9 @@ final case class LevelShape(untyped: Int, primitive: Int, obj: Int, array: Int) 
 }
 
 object LevelShape {
+  /** The position of a field by exact name, or -1. */
+  def ordinal(s: StructType, name: String): Int = s.fieldNames.indexOf(name)
+
   def of(s: StructType): LevelShape = {
     val names = s.fieldNames
     def ord(n: String) = names.indexOf(n)

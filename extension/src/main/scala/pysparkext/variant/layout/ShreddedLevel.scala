@@ -152,12 +152,12 @@ object ShreddedLevel {
       }
       val fields = objectFields.map(f => f.name -> of(f.dataType, spec))
       // A key that every file shreds must never be in the residual as well.
-      val everywhere = objectFields.filter(DraftLayout.isShreddedEverywhere).map(_.name).toSet
+      val everywhere = objectFields.filter(LayoutMarks.isShreddedEverywhere).map(_.name).toSet
       val element = if (shape.array < 0) null else s(shape.array).dataType match {
         case ArrayType(e, _) => of(e, spec)
         case _ => null
       }
-      ShreddedLevel(s.length, DraftLayout.ordinal(s, SpecLayout.Metadata), shape.untyped,
+      ShreddedLevel(s.length, LevelShape.ordinal(s, SpecLayout.Metadata), shape.untyped,
         shape.primitive, if (shape.primitive < 0) NullType else s(shape.primitive).dataType,
         shape.obj, fields, everywhere, shape.array, element, spec)
     case other => throw new IllegalArgumentException(s"not a shredded level: ${other.sql}")

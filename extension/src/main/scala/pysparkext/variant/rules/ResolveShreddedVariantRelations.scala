@@ -14,7 +14,7 @@ import pysparkext.{ExtConf, GuardedRule}
 import pysparkext.parquet.{FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
-import pysparkext.variant.layout.{DraftLayout, SpecLayout}
+import pysparkext.variant.layout.{DraftLayout, LayoutMarks, LayoutMerge, SpecLayout}
 
 /**
  * Presents shredded variant columns of Parquet relations, in the seed's draft layout or the
@@ -60,7 +60,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def candidates(fs: HadoopFsRelation, inferred: Boolean): Seq[String] =
     fs.dataSchema.fields.toSeq.collect {
       case f if f.dataType == VariantType => f.name
-      case f if inferred && !DraftLayout.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
+      case f if inferred && !LayoutMarks.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
     }.filterNot(n => fs.partitionSchema.fieldNames.contains(n))
 
   /**
@@ -173,7 +173,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
             case Shredded(t) => Some(t)
             case _ => None
           })
-          Some(DraftLayout.markNullEverywhere(DraftLayout.markShreddedEverywhere(m, having),
+          Some(LayoutMarks.markNullEverywhere(LayoutMarks.markShreddedEverywhere(m, having),
             files.map(f => own(f.getPath)(c))))
         case _ => None
       } -> files
@@ -194,7 +194,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def mergeAll(a: Seq[Stored], b: Seq[Stored]): Option[Seq[Stored]] = {
     val merged: Seq[Option[Stored]] = a.zip(b).map {
       case (Shredded(x), Shredded(y)) =>
-        DraftLayout.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
+        LayoutMerge.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
       case (Absent, y) => Some(y)
       case (x, Absent) => Some(x)
       case (ReadBySpark, ReadBySpark) => Some(ReadBySpark)
@@ -212,7 +212,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       table: Option[String]): LogicalPlan = {
     def draftType(name: String): Option[StructType] = draft.get(name).flatten
     val dataSchema = StructType(fs.dataSchema.fields.map { f =>
-      draftType(f.name).map(t => DraftLayout.mark(StructField(f.name, t, nullable = true)))
+      draftType(f.name).map(t => LayoutMarks.mark(StructField(f.name, t, nullable = true)))
         .getOrElse(f)
     })
     val location = files.map { fileList =>
@@ -233,7 +233,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       bucketSpec = if (files.isEmpty) fs.bucketSpec else None)(session)
     val output = r.output.map { a =>
       draftType(a.name).map(t => AttributeReference(a.name, t, nullable = true,
-        DraftLayout.mark(StructField(a.name, t)).metadata)(qualifier = a.qualifier))
+        LayoutMarks.mark(StructField(a.name, t)).metadata)(qualifier = a.qualifier))
         .getOrElse(if (g == 0) a else a.newInstance())
     }
     val columns = r.output.zip(output).map { case (orig, read) =>

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types._
 
 import pysparkext.variant.codec.RawTypedValue
 import pysparkext.variant.expressions.ShreddedVariantGet
-import pysparkext.variant.layout.{DraftLayout, LevelShape, SpecLayout}
+import pysparkext.variant.layout.{DraftLayout, LayoutMarks, LevelShape, SpecLayout}
 
 /**
  * Plans the read of one variant path from a shredded struct of either layout: walks the path through the
@@ -33,18 +33,18 @@ object ShreddedPaths {
       val level = cur.dataType.asInstanceOf[StructType]
       val shape = LevelShape.of(level)
       // The step into the next level, and whether every file shreds it (then this level's
-      // residual cannot hold the path: see DraftLayout.markShreddedEverywhere).
+      // residual cannot hold the path: see LayoutMarks.markShreddedEverywhere).
       val next: Option[(Expression, Boolean)] = segments(i) match {
         case ObjectExtraction(key) if shape.obj >= 0 =>
           val fields = level(shape.obj).dataType.asInstanceOf[StructType]
           fields.fieldNames.indexOf(key) match {
             case -1 => None
             case ord => Some(GetStructField(part(cur, level, shape.obj), ord, Some(key)) ->
-              DraftLayout.isShreddedEverywhere(fields(ord)))
+              LayoutMarks.isShreddedEverywhere(fields(ord)))
           }
         case ArrayExtraction(index) if shape.array >= 0 =>
           Some(GetArrayItem(part(cur, level, shape.array), Literal(index), failOnError = false) ->
-            DraftLayout.isShreddedEverywhere(level(shape.array)))
+            LayoutMarks.isShreddedEverywhere(level(shape.array)))
         case _ => None
       }
       if (!next.exists(_._2) && residual(level).isDefined) {
@@ -65,7 +65,7 @@ object ShreddedPaths {
     if (complete) places.prepend(leafPlace -> Nil)
     val rootType = root.dataType.asInstanceOf[StructType]
     val spec = SpecLayout.isSpec(rootType)
-    val dictionary = Some(DraftLayout.ordinal(rootType, SpecLayout.Metadata))
+    val dictionary = Some(LevelShape.ordinal(rootType, SpecLayout.Metadata))
       .filter(_ >= 0 && places.exists(p => decodes(p._1.dataType)))
       .map(part(root, rootType, _))
     val slow = ShreddedVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
@@ -169,13 +169,13 @@ object ShreddedPaths {
 
   /** The ordinal of a level's residual, unless it is absent or null in every file. */
   private def residual(level: StructType): Option[Int] =
-    Some(LevelShape.of(level).untyped).filter(u => u >= 0 && !DraftLayout.isNullEverywhere(level(u)))
+    Some(LevelShape.of(level).untyped).filter(u => u >= 0 && !LayoutMarks.isNullEverywhere(level(u)))
 
   /** True when reading a place may decode a residual binary (so the spec layout's dictionary). */
   private def decodes(t: DataType): Boolean = t match {
     case BinaryType => true
     case s: StructType => s.fields.exists(f => f.dataType match {
-      case BinaryType => f.name != SpecLayout.Metadata && !DraftLayout.isNullEverywhere(f)
+      case BinaryType => f.name != SpecLayout.Metadata && !LayoutMarks.isNullEverywhere(f)
       case other => decodes(other)
     })
     case ArrayType(e, _) => decodes(e)
