@@ -5,6 +5,7 @@ import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.datasources.FileFormat
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.metric.SQLMetrics
+import org.apache.spark.sql.pysparkext.SparkInternals
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 import pysparkext.parquet.{LeafColumnsParquetFormat, ParquetFormats, RowGroupCountingParquetFormat}
@@ -44,7 +45,7 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
         s.relation.fileFormat.asInstanceOf[ParquetFileFormat],
         SQLMetrics.createMetric(sc, "row groups read"),
         SQLMetrics.createMetric(sc, "row groups skipped"))
-      RowGroupMetricsExec(s.copy(relation = s.relation.copy(fileFormat = format)(s.relation.sparkSession)))
+      RowGroupMetricsExec(SparkInternals.withFileFormat(s, format))
   }
 
   private def allScans: Boolean = ExtConf.RowGroupMetricsAllScans.get

@@ -7,6 +7,7 @@ import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, ProjectEx
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
+import org.apache.spark.sql.pysparkext.SparkInternals.StructFieldOf
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 import pysparkext.parquet.{LeafColumnsParquetFormat, LeafColumnsReader, LeafPath, ParquetFormats}
@@ -55,8 +56,8 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
 
   /** A chain of struct field extractions from an attribute: (attribute, ordinals). */
   private def chain(e: Expression): Option[(Attribute, List[Int])] = e match {
-    case GetStructField(a: Attribute, o, _) => Some(a -> List(o))
-    case GetStructField(c, o, _) => chain(c).map { case (a, os) => a -> (os :+ o) }
+    case StructFieldOf(a: Attribute, o) => Some(a -> List(o))
+    case StructFieldOf(c, o) => chain(c).map { case (a, os) => a -> (os :+ o) }
     case _ => None
   }
 
@@ -123,6 +124,6 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       leaves.map(l => LeafPath(l.column, l.ordinals))
     if (!eligible || !LeafColumnsParquetFormat.areColumns(paths, schema)) return scan
     val leafFormat = new LeafColumnsParquetFormat(format.asInstanceOf[ParquetFileFormat], paths)
-    scan.copy(relation = scan.relation.copy(fileFormat = leafFormat)(scan.relation.sparkSession))
+    SparkInternals.withFileFormat(scan, leafFormat)
   }
 }

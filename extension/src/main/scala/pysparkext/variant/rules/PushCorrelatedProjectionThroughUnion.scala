@@ -2,6 +2,8 @@ package pysparkext.variant.rules
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.SparkInternals.ProjectOf
 
 import pysparkext.{ExtConf, GuardedRule}
 
@@ -50,7 +52,7 @@ object PushCorrelatedProjectionThroughUnion extends GuardedRule {
   override protected def featureConf = ExtConf.ShreddedVariant
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.transformDown {
-    case Project(list, u: Union) if u.children.nonEmpty && list.forall(_.deterministic) &&
+    case ProjectOf(list, u: Union) if u.children.nonEmpty && list.forall(_.deterministic) &&
         sparkWouldFail(list, u) =>
       val first = u.children.head
       u.withNewChildren(Project(list, first) +: u.children.tail.map { child =>
@@ -71,7 +73,7 @@ object PushCorrelatedProjectionThroughUnion extends GuardedRule {
   private def toChild(e: NamedExpression, rewrites: AttributeMap[Attribute]): NamedExpression =
     e.transform { case a: Attribute => rewrites.getOrElse(a, a) } match {
       // Each child of a Union defines its own columns.
-      case Alias(child, name) => Alias(child, name)()
+      case a: Alias => SparkInternals.newAlias(a.child, a.name)
       case other: NamedExpression => other
       case other: Expression => throw new IllegalStateException(s"not a named expression: $other")
     }

@@ -229,8 +229,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     } else if (fs.fileFormat.getClass == classOf[ParquetFileFormat]) {
       new ListedFilesParquetFormat
     } else fs.fileFormat
-    val relation = fs.copy(location = location, dataSchema = dataSchema, fileFormat = format,
-      bucketSpec = if (files.isEmpty) fs.bucketSpec else None)(session)
+    val relation = SparkInternals.withFiles(fs, location, dataSchema, format,
+      if (files.isEmpty) fs.bucketSpec else None, session)
     val output = r.output.map { a =>
       draftType(a.name).map(t => AttributeReference(a.name, t, nullable = true,
         LayoutMarks.mark(StructField(a.name, t)).metadata)(qualifier = a.qualifier))

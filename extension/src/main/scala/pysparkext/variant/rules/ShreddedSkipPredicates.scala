@@ -2,6 +2,7 @@ package pysparkext.variant.rules
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LeafNode, LogicalPlan}
+import org.apache.spark.sql.pysparkext.SparkInternals.StructFieldOf
 import org.apache.spark.sql.types._
 
 import pysparkext.{ExtConf, GuardedRule}
@@ -109,7 +110,7 @@ object ShreddedSkipPredicates extends GuardedRule {
 
     /** Parquet filters reach struct fields, not array elements. */
     private def isStructChain(e: Expression): Boolean = e match {
-      case GetStructField(c, _, _) => isStructChain(c)
+      case StructFieldOf(c, _) => isStructChain(c)
       case _: Attribute => true
       case _ => false
     }
