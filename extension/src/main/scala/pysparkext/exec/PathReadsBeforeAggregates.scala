@@ -25,6 +25,19 @@ import pysparkext.variant.expressions.ShreddedVariantGet
  * aggregate that evaluates its inputs once for every input row (partial or complete mode, no
  * `FILTER` clause, no distinct aggregation): the projection evaluates it for the same rows, once
  * each, conditional parts and errors included. Grouping keys are already projected by Spark.
+ *
+ * Before:
+ * {{{
+ *   HashAggregate [k#1], [sum(shredded_variant_get(v#2.typed_value, v#2.value, v#2.metadata, ...))]
+ *   +- Project [k#1, v#2]
+ *      +- FileScan parquet [k#1, v#2]
+ * }}}
+ * After:
+ * {{{
+ *   HashAggregate [k#1], [sum(_path#5)]
+ *   +- Project [k#1, shredded_variant_get(v#2.typed_value, v#2.value, v#2.metadata, ...) AS _path#5]
+ *      +- FileScan parquet [k#1, v#2]
+ * }}}
  */
 object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
   override protected def featureConf = ExtConf.PathReadsBeforeAggregates

@@ -34,6 +34,17 @@ import pysparkext.variant.layout.{DraftLayout, LayoutMarks, LayoutMerge, SpecLay
  * Spec-layout files (Spark's encoding, `metadata`/`value`/`typed_value`) are taken over only when
  * some file of the relation shreds the column; the scan then reads variant groups as structs
  * ([[VariantGroupsAsStructsParquetFormat]]). Unshredded tables stay with Spark's reader.
+ *
+ * Before:
+ * {{{
+ *   Relation parquet [id#1, v#2: variant]
+ * }}}
+ * After (one group of files whose layouts merge; files that conflict become more branches of a
+ * Union, each with ids of its own):
+ * {{{
+ *   Project [id#1, reconstruct_shredded_variant(v#3) AS v#2]
+ *   +- Relation parquet [id#1, v#3: struct<untyped_value: binary, object: struct<a: struct<...>>>]
+ * }}}
  */
 class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule {
   override protected def featureConf = ExtConf.ShreddedVariant
