@@ -12,8 +12,9 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.{PartitionCoalescer, PartitionGroup, RDD}
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile, VariantMetadata}
+import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.StructType
 
 import pysparkext.ExtConf
@@ -130,7 +131,7 @@ object NarrowReadPacking extends Logging {
    */
   private def prefixes(schema: StructType): Seq[List[String]] = schema.fields.toSeq.flatMap { f =>
     f.dataType match {
-      case s: StructType if s.nonEmpty && !VariantMetadata.isVariantStruct(s) => prefixes(s).map(f.name :: _)
+      case s: StructType if s.nonEmpty && !SparkInternals.isVariantStruct(s) => prefixes(s).map(f.name :: _)
       case _ => Seq(List(f.name))
     }
   }

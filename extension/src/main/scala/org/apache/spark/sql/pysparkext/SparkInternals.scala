@@ -13,7 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Exp
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation, VariantMetadata}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
@@ -192,6 +192,12 @@ object SparkInternals {
    */
   lazy val structVectorsRowAligned: Boolean =
     !classOf[WritableColumnVector].getMethods.exists(_.getName == "putStruct")
+
+  /**
+   * Whether `s` is a struct of values Spark's variant push-down extracts from one variant column
+   * (its fields marked with `VariantMetadata`): it reads the variant's whole Parquet group.
+   */
+  def isVariantStruct(s: StructType): Boolean = VariantMetadata.isVariantStruct(s)
 
   /** Whether a scan's vector type (`FileSourceScanExec.vectorTypes`) is Spark's on-heap vector. */
   def isOnHeapVector(vectorType: String): Boolean = vectorType == classOf[OnHeapColumnVector].getName
