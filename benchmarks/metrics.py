@@ -15,8 +15,7 @@ from pyspark.sql import SparkSession
 class InputBytes:
     def __init__(self, spark: SparkSession):
         self._sc = spark.sparkContext
-        self._jvm_listener = spark._jvm.pysparkext.report.InputBytesListener
-        self._listener = self._jvm_listener.install(self._sc._jsc.sc())
+        self._jvm = spark._jvm
         self._ids = itertools.count()
         pid = spark._jvm.java.lang.ProcessHandle.current().pid()
         self._proc_io = Path(f"/proc/{pid}/io")
@@ -26,29 +25,56 @@ class InputBytes:
             for line in self._proc_io.read_text().splitlines():
                 if line.startswith("rchar:"):
                     return int(line.split()[1])
-        return int(self._jvm_listener.fileSystemBytesRead())
+        # In local mode the executors run in the driver's JVM, so Hadoop's statistics count what
+        # the scans read from storage.
+        return sum(int(s.getBytesRead()) for s in self._jvm.org.apache.hadoop.fs.FileSystem.getAllStatistics())
+
+    def _task_input_bytes(self, tag: str) -> int:
+        """Spark's task input metrics of every stage the tagged jobs ran, as Spark's status store
+        (the one behind its UI and its status tracker) sums them per stage. Job tags, unlike a job
+        group, reach the jobs that SQL runs on other threads (broadcasts, subqueries), so every task
+        of the query counts. A stage that an earlier job of the same query already ran is counted
+        once; its tasks ran once."""
+        jsc = self._sc._jsc.sc()
+        tracker = self._sc.statusTracker()
+        jobs = list(jsc.statusTracker().getJobIdsForTag(tag))
+        # The store learns of ended tasks asynchronously, in order: once it has seen the jobs end,
+        # it has seen every task of theirs.
+        def ended(job: int) -> bool:
+            info = tracker.getJobInfo(job)
+            return info is not None and info.status in ("SUCCEEDED", "FAILED")
+        deadline = time.monotonic() + 10
+        while not all(ended(j) for j in jobs) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        infos = [tracker.getJobInfo(j) for j in jobs]
+        stages = sorted({s for info in infos if info is not None for s in info.stageIds})
+        store = jsc.statusStore()
+        no_statuses = self._jvm.java.util.ArrayList()
+        no_quantiles = self._sc._gateway.new_array(self._jvm.double, 0)
+        total = 0
+        for stage in stages:
+            try:
+                attempts = store.stageData(stage, False, no_statuses, False, no_quantiles)
+            except Exception:  # never submitted, or no longer retained
+                continue
+            total += sum(int(attempts.apply(i).inputBytes()) for i in range(attempts.size()))
+        return total
 
     def measure(self, action, label: str) -> tuple[object, float, dict[str, int]]:
         """Run ``action``; return its result, its wall-clock seconds and the bytes it read:
-        ``storage`` (read system calls, see above) and ``task_input`` (Spark's task input metrics,
-        summed by a listener; Parquet's vectored reads are not all counted there)."""
-        group = f"{label}#{next(self._ids)}"
-        self._listener.reset()
+        ``storage`` (read system calls, see above) and ``task_input`` (Spark's task input metrics
+        of the action's jobs; Parquet's vectored reads are not all counted there)."""
+        tag = f"{label}#{next(self._ids)}"
         before = self._bytes_read()
-        self._sc.setJobGroup(group, group)
+        self._sc.addJobTag(tag)
         try:
             start = time.perf_counter()
             result = action()
             elapsed = time.perf_counter() - start
         finally:
-            self._sc.setJobGroup("", "")
-        # Task-end events arrive asynchronously; the last reads may be counted a moment later.
-        jobs = len(self._sc.statusTracker().getJobIdsForGroup(group))
-        deadline = time.monotonic() + 10
-        while self._listener.jobsEnded() < jobs and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return result, elapsed, {"storage": self._bytes_read() - before,
-                                 "task_input": int(self._listener.bytesRead())}
+            self._sc.removeJobTag(tag)
+        task_input = self._task_input_bytes(tag)
+        return result, elapsed, {"storage": self._bytes_read() - before, "task_input": task_input}
 
 
 def scan_totals(scans: list[dict]) -> dict[str, int | None]:

@@ -7,11 +7,11 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.pysparkext.SparkInternalsProbe
 
+import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns, PathReadsBeforeAggregates}
 import pysparkext.pruning.{DistinctRelationCopies, WholePlanSchemaPruning}
-import pysparkext.scan.{InsertRowGroupMetrics, NestedLeavesAsColumns}
-import pysparkext.variant.{PathReadsBeforeAggregates, PushCorrelatedProjectionThroughUnion,
-  ResolveShreddedVariantRelations, RewriteShreddedVariantPaths, ShredDraftVariant,
-  ShreddedSkipPredicates}
+import pysparkext.variant.rules.{PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
+  RewriteShreddedVariantPaths, ShreddedSkipPredicates}
+import pysparkext.writer.ShredDraftVariant
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what

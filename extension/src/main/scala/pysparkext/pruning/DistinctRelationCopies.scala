@@ -3,6 +3,7 @@ package pysparkext.pruning
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.pysparkext.SparkInternals.DataSourceRelation
 import org.apache.spark.sql.types.{ArrayType, MapType, StructType}
 
 import pysparkext.{ExtConf, GuardedRule}
@@ -44,13 +45,13 @@ object DistinctRelationCopies extends GuardedRule {
   private final class Ambiguous extends RuntimeException
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
-    val copied = plan.collect { case r: LogicalRelation if nested(r) => r.output.map(_.exprId) }
+    val copied = plan.collect { case DataSourceRelation(r) if nested(r) => r.output.map(_.exprId) }
       .groupBy(identity).collect { case (ids, seen) if seen.length > 1 => ids }.toSet
     if (copied.isEmpty) return plan
     val first = scala.collection.mutable.Set.empty[Seq[org.apache.spark.sql.catalyst.expressions.ExprId]]
 
     def go(p: LogicalPlan): (LogicalPlan, AttributeMap[Attribute]) = p match {
-      case r: LogicalRelation if copied.contains(r.output.map(_.exprId)) =>
+      case DataSourceRelation(r) if copied.contains(r.output.map(_.exprId)) =>
         if (first.add(r.output.map(_.exprId))) (r, AttributeMap.empty[Attribute])
         else {
           val fresh = r.newInstance()

@@ -4,6 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.pysparkext.SparkInternals.AggregateOf
 
 import pysparkext.pruning.Need._
 
@@ -48,7 +49,7 @@ final class PlanNeeds extends ExpressionNeeds {
   private def walk(plan: LogicalPlan): Unit = {
     plan match {
       case Project(list, _) => visitNamed(list)
-      case Aggregate(groups, aggs, _, _) =>
+      case AggregateOf(groups, aggs, _) =>
         groups.foreach(visitWhole)
         visitNamed(aggs)
       case w: Window =>

@@ -38,12 +38,12 @@ object PrunableScan {
           newOutput.find(a => SQLConf.get.resolver(a.name, f.name))
             .fold(f)(a => f.copy(dataType = a.dataType))
         })
-        SparkInternals.withRelation(r, fs.copy(dataSchema = dataSchema)(fs.sparkSession), newOutput)
+        SparkInternals.withRelation(r, SparkInternals.withDataSchema(fs, dataSchema), newOutput)
       }))
     case r: DataSourceV2Relation if !r.isStreaming && SQLConf.get.nestedSchemaPruningEnabled =>
       r.table match {
         case t: FileTable if Set("parquet", "orc").contains(t.formatName.toLowerCase(Locale.ROOT)) =>
-          Some(PrunableScan(r, r.output, t.dataSchema, newOutput => r.copy(output = newOutput)))
+          Some(PrunableScan(r, r.output, t.dataSchema, newOutput => SparkInternals.withOutput(r, newOutput)))
         case _ => None
       }
     case _ => None

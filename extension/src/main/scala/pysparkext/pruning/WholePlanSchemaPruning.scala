@@ -21,6 +21,24 @@ import pysparkext.{ExtConf, GuardedRule}
  * and of its correlated conditions: when Spark optimises a subquery on its own, the columns those
  * pulled-up conditions read are part of its output and so look needed whole. Cached data
  * (InMemoryRelation) is a leaf and is never pruned. Streaming plans are left alone.
+ *
+ * Before (the join reads only `u.geo.city`, the filter only `u.geo.lat`):
+ * {{{
+ *   Join Inner, (u#2.geo.city = name#9)
+ *   :- Filter (u#2.geo.lat > 0.0)
+ *   :  +- Relation parquet [id#1, u#2: struct<name, geo: struct<city, lat, lon>>]
+ *   +- ...
+ * }}}
+ * After (the scan's column keeps its id; the projection pads it back to the original type, and
+ * Spark's own rules then simplify `named_struct(...).geo.city` to the field read):
+ * {{{
+ *   Join Inner, (u#2.geo.city = name#9)
+ *   :- Project [id#1, named_struct(name, null, geo, named_struct(city, u#2.geo.city, lat,
+ *   :  :         u#2.geo.lat, lon, null)) AS u#2]
+ *   :  +- Filter (u#2.geo.lat > 0.0)
+ *   :     +- Relation parquet [id#1, u#2: struct<geo: struct<city, lat>>]
+ *   +- ...
+ * }}}
  */
 object WholePlanSchemaPruning extends GuardedRule {
   override protected def featureConf = ExtConf.NestedSchemaPruning

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.schema.{GroupType, MessageType, Type}
-import org.apache.spark.sql.execution.datasources.VariantMetadata
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types._
 
 /**
@@ -35,7 +35,7 @@ object ParquetColumnBytes {
 
   private def column(t: Type, dt: DataType, path: List[String]): Seq[String] = (t, dt) match {
     case (p, _) if p.isPrimitive => Seq(path.reverse.mkString("."))
-    case (g: GroupType, s: StructType) if !VariantMetadata.isVariantStruct(s) => struct(g, s, path)
+    case (g: GroupType, s: StructType) if !SparkInternals.isVariantStruct(s) => struct(g, s, path)
     case (g: GroupType, ArrayType(e, _)) if g.getFieldCount == 1 =>
       val repeated = g.getType(0)
       val isWrapper = !repeated.isPrimitive && repeated.asGroupType.getFieldCount == 1 &&

@@ -11,8 +11,9 @@ import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.types.StructType
 
 import pysparkext.ExtConf
+import pysparkext.exec.RowGroupMetricsExec
+import pysparkext.parquet.{ParquetFooters, RowGroups}
 import pysparkext.pruning.Need
-import pysparkext.scan.RowGroupMetricsExec
 
 /**
  * For each scan a query runs, subqueries included: what it reads, what the table holds, and an

@@ -8,12 +8,14 @@ import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.page.PageReadStore
 import org.apache.parquet.schema.MessageType
 
-import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.catalog.{BucketSpec, CatalogTable}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, GetStructField, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
+import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation, VariantMetadata}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.types.StructType
@@ -57,6 +59,75 @@ object SparkInternals {
         case _ => None
       }
   }
+
+  /**
+   * Any relation node of Spark's data sources (file, JDBC, streaming ...), by type: the rules use
+   * only its output and `newInstance`.
+   */
+  object DataSourceRelation {
+    def unapply(plan: LogicalPlan): Option[LogicalRelation] = plan match {
+      case r: LogicalRelation => Some(r)
+      case _ => None
+    }
+  }
+
+  /**
+   * An aggregate: (grouping expressions, aggregate expressions, child). By field, not by
+   * position: `Aggregate` gained a fourth field (its hint) in 4.0.
+   */
+  object AggregateOf {
+    def unapply(plan: LogicalPlan): Option[(Seq[Expression], Seq[NamedExpression], LogicalPlan)] =
+      plan match {
+        case a: Aggregate => Some((a.groupingExpressions, a.aggregateExpressions, a.child))
+        case _ => None
+      }
+  }
+
+  /** A projection: (project list, child). By field, not by position. */
+  object ProjectOf {
+    def unapply(plan: LogicalPlan): Option[(Seq[NamedExpression], LogicalPlan)] = plan match {
+      case p: Project => Some((p.projectList, p.child))
+      case _ => None
+    }
+  }
+
+  /**
+   * A new alias of `child` as `name`, with a fresh id and nothing else carried over. `Alias`'s
+   * second parameter list (id, qualifier, metadata) is filled with its defaults here, so a change
+   * to that list meets the probe, not a task.
+   */
+  def newAlias(child: Expression, name: String): Alias = Alias(child, name)()
+
+  /** A struct field read: (struct, ordinal). By field, not by position. */
+  object StructFieldOf {
+    def unapply(e: Expression): Option[(Expression, Int)] = e match {
+      case g: GetStructField => Some((g.child, g.ordinal))
+      case _ => None
+    }
+  }
+
+  /** `fs` with another data schema (its other fields kept). */
+  def withDataSchema(fs: HadoopFsRelation, dataSchema: StructType): HadoopFsRelation =
+    fs.copy(dataSchema = dataSchema)(fs.sparkSession)
+
+  /** `fs` over other files, schema, format and buckets, in `session`. */
+  def withFiles(
+      fs: HadoopFsRelation,
+      location: FileIndex,
+      dataSchema: StructType,
+      fileFormat: FileFormat,
+      bucketSpec: Option[BucketSpec],
+      session: org.apache.spark.sql.SparkSession): HadoopFsRelation =
+    fs.copy(location = location, dataSchema = dataSchema, fileFormat = fileFormat,
+      bucketSpec = bucketSpec)(session)
+
+  /** `scan` reading through `format` (its relation's and its own other fields kept). */
+  def withFileFormat(scan: FileSourceScanExec, format: FileFormat): FileSourceScanExec =
+    scan.copy(relation = scan.relation.copy(fileFormat = format)(scan.relation.sparkSession))
+
+  /** `r` with `output` (its other fields kept). */
+  def withOutput(r: DataSourceV2Relation, output: Seq[AttributeReference]): DataSourceV2Relation =
+    r.copy(output = output)
 
   /** `r` reading `relation` with `output` (its other fields kept). */
   def withRelation(r: LogicalRelation, relation: HadoopFsRelation, output: Seq[AttributeReference])
@@ -121,6 +192,12 @@ object SparkInternals {
    */
   lazy val structVectorsRowAligned: Boolean =
     !classOf[WritableColumnVector].getMethods.exists(_.getName == "putStruct")
+
+  /**
+   * Whether `s` is a struct of values Spark's variant push-down extracts from one variant column
+   * (its fields marked with `VariantMetadata`): it reads the variant's whole Parquet group.
+   */
+  def isVariantStruct(s: StructType): Boolean = VariantMetadata.isVariantStruct(s)
 
   /** Whether a scan's vector type (`FileSourceScanExec.vectorTypes`) is Spark's on-heap vector. */
   def isOnHeapVector(vectorType: String): Boolean = vectorType == classOf[OnHeapColumnVector].getName

@@ -12,10 +12,16 @@ import org.apache.parquet.schema.MessageType
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Alias, ExprId, Expression}
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.execution.datasources.{FileStatusCache, InMemoryFileIndex, LogicalRelation}
+import org.apache.spark.sql.connector.catalog.Table
+import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.sources.BaseRelation
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import pysparkext.{ConfEntry, ExtConf}
 
@@ -59,6 +65,30 @@ object SparkInternalsProbe extends Logging {
       Seq(ExtConf.NestedSchemaPruning, ExtConf.ShreddedVariant),
       method(classOf[LogicalRelation], "copy", classOf[BaseRelation], classOf[Seq[_]],
         classOf[Option[_]], java.lang.Boolean.TYPE, classOf[Option[_]])),
+    Internal("HadoopFsRelation.copy(FileIndex, StructType, StructType, Option, FileFormat, Map, " +
+      "SparkSession)", Seq(ExtConf.NestedSchemaPruning, ExtConf.ShreddedVariant),
+      method(classOf[HadoopFsRelation], "copy", classOf[FileIndex], classOf[StructType],
+        classOf[StructType], classOf[Option[_]], classOf[FileFormat], classOf[Map[_, _]],
+        classOf[SparkSession])),
+    Internal("FileSourceScanExec.copy(HadoopFsRelation, Option, Seq, StructType, Seq, Option, " +
+      "Option, Seq, Option, boolean, boolean)",
+      Seq(ExtConf.NestedLeavesAsColumns, ExtConf.RowGroupMetrics),
+      method(classOf[FileSourceScanExec], "copy", classOf[HadoopFsRelation], classOf[Option[_]],
+        classOf[Seq[_]], classOf[StructType], classOf[Seq[_]], classOf[Option[_]],
+        classOf[Option[_]], classOf[Seq[_]], classOf[Option[_]], java.lang.Boolean.TYPE,
+        java.lang.Boolean.TYPE)),
+    Internal("DataSourceV2Relation.copy(Table, Seq, Option, Option, CaseInsensitiveStringMap, " +
+      "Option)", Seq(ExtConf.NestedSchemaPruning),
+      method(classOf[DataSourceV2Relation], "copy", classOf[Table], classOf[Seq[_]],
+        classOf[Option[_]], classOf[Option[_]], classOf[CaseInsensitiveStringMap],
+        classOf[Option[_]])),
+    Internal("Alias(Expression, String, ExprId, Seq, Option, Seq)",
+      Seq(ExtConf.ShreddedVariant, ExtConf.NestedSchemaPruning, ExtConf.PathReadsBeforeAggregates),
+      constructor(classOf[Alias], classOf[Expression], classOf[String], classOf[ExprId],
+        classOf[Seq[_]], classOf[Option[_]], classOf[Seq[_]])),
+    Internal("VariantMetadata.isVariantStruct(StructType)",
+      Seq(ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader),
+      () => SparkInternals.isVariantStruct(new StructType())),
     Internal("row-aligned struct vectors (WritableColumnVector without putStruct)",
       Seq(ExtConf.NestedLeavesAsColumns),
       () => require(SparkInternals.structVectorsRowAligned, "WritableColumnVector has putStruct")),

@@ -1,0 +1,72 @@
+package pysparkext.parquet
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.pysparkext.HadoopConfShipping
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, UserDefinedType, VariantType}
+
+import pysparkext.parquet.RowGroups.FilterSettings
+
+/**
+ * A Parquet format for scans whose every use is a primitive leaf (see [[NestedLeavesAsColumns]]):
+ * it reads just those `leaves` with a [[LeafColumnsReader]], one flat column decode per leaf.
+ * Partition values follow the leaves as constant vectors, as Spark's vectorized reader appends
+ * them. Anything that reader does not cover is read by `delegate` exactly as before: off-heap
+ * vectors, INT96 conversion, field-id matching, leaves that Spark's variant
+ * push-down extracts from a variant binary (not stored as columns), and files where a leaf's path
+ * is not a plain chain of groups to a primitive.
+ */
+class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
+  extends DelegatingParquetFormat(delegate) {
+
+  override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
+    val readFile = innerReader(request)
+    val ReaderRequest(sparkSession, _, partitionSchema, requiredSchema, filters, _, hadoopConf) = request
+    val sql = SQLConf.get
+    val supported = !sql.offHeapColumnVectorEnabled &&
+      !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&
+      LeafColumnsParquetFormat.areColumns(leaves, requiredSchema)
+    if (!supported) return readFile
+    val conf = HadoopConfShipping.ship(sparkSession.sparkContext, hadoopConf)
+    val settings = FilterSettings.current
+    val rebase = (sql.getConf(SQLConf.PARQUET_REBASE_MODE_IN_READ).toString,
+      sql.getConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ).toString)
+    val capacity = sql.parquetVectorizedReaderBatchSize
+    val paths = leaves
+    // The delegate's own check, which this reader would bypass.
+    val checkListed = delegate.isInstanceOf[ListedFilesParquetFormat]
+    (file: PartitionedFile) => {
+      if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, conf())
+      LeafColumnsReader.open(file, conf(), requiredSchema, partitionSchema, paths, filters, settings,
+          rebase, capacity) match {
+        case Some(reader) =>
+          Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
+          reader.asInstanceOf[Iterator[InternalRow]]
+        case None => readFile(file)
+      }
+    }
+  }
+
+  override def toString: String = s"$delegate, leaf columns"
+
+  override def equals(other: Any): Boolean = other match {
+    case f: LeafColumnsParquetFormat => f.delegate == delegate && f.leaves == leaves
+    case _ => false
+  }
+  override def hashCode(): Int = delegate.hashCode() * 31 + leaves.hashCode()
+}
+
+object LeafColumnsParquetFormat {
+  /** Types a Parquet primitive column holds. */
+  def isPrimitive(t: DataType): Boolean = t match {
+    case _: StructType | _: ArrayType | _: MapType | _: UserDefinedType[_] | VariantType => false
+    case _ => true
+  }
+
+  /** Whether each leaf is a primitive column the files store (see [[LeafPath.stored]]). */
+  def areColumns(leaves: Seq[LeafPath], schema: StructType): Boolean =
+    leaves.forall(l => l.stored(schema) && l.dataType(schema).exists(isPrimitive))
+}

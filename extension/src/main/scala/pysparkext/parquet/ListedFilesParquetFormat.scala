@@ -1,0 +1,54 @@
+package pysparkext.parquet
+
+import java.io.FileNotFoundException
+
+import org.apache.hadoop.conf.Configuration
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.pysparkext.{DataError, HadoopConfShipping}
+
+/**
+ * Spark's Parquet reader for the scans of shredded variant relations, whose plan rests on the
+ * footers [[ResolveShreddedVariantRelations]] read when the query was analysed (each file's
+ * shredding, its all-null residuals). Before a file split is read, the file's length and
+ * modification time are compared with the listing the plan was made from; a file rewritten since
+ * (a catalog table's cached listing, or a DataFrame run again after its files changed) fails the
+ * query with an error naming the file and saying to refresh the table, where the plan would
+ * otherwise read columns by a shredding the file no longer has. Stock Spark reads such a file
+ * with the stale listing's length too (and can miss row groups past it); `REFRESH TABLE` is the
+ * user's step in both cases. One file-status call per split; a file that has disappeared is left
+ * to Spark's reader (`spark.sql.files.ignoreMissingFiles`).
+ */
+class ListedFilesParquetFormat extends WrappingParquetFormat {
+  override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
+    val read = innerReader(request)
+    val conf = HadoopConfShipping.ship(request.session.sparkContext, request.hadoopConf)
+    (file: PartitionedFile) => {
+      ListedFilesParquetFormat.checkUnchanged(file, conf())
+      read(file)
+    }
+  }
+
+  // Stock ParquetFileFormat equals any ParquetFileFormat; this one must not be taken for it.
+  override def equals(other: Any): Boolean = other != null && other.getClass == getClass
+  override def hashCode(): Int = getClass.hashCode()
+}
+
+object ListedFilesParquetFormat {
+  /** Fails if `file` no longer has the length and modification time it was listed with. */
+  def checkUnchanged(file: PartitionedFile, conf: Configuration): Unit = {
+    val path = file.toPath
+    val now = try path.getFileSystem(conf).getFileStatus(path) catch {
+      case _: FileNotFoundException => return
+    }
+    val listedTime = file.modificationTime
+    if (now.getLen != file.fileSize || (listedTime > 0 && now.getModificationTime != listedTime)) {
+      throw new DataError(s"File $path changed after the query's table was listed (length " +
+        s"${file.fileSize} -> ${now.getLen} bytes, modification time $listedTime -> " +
+        s"${now.getModificationTime}), so the shredding read from its footer at planning may no " +
+        "longer hold. Refresh the table (REFRESH TABLE <table>, spark.catalog.refreshTable, or " +
+        "read the path again) and rerun the query.")
+    }
+  }
+}

@@ -1,0 +1,261 @@
+package pysparkext.variant.rules
+
+import org.apache.hadoop.fs.{FileStatus, Path}
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Project, Union}
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
+
+import pysparkext.{ExtConf, GuardedRule}
+import pysparkext.parquet.{FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
+import pysparkext.variant.ShreddedVariantException
+import pysparkext.variant.expressions.ReconstructShreddedVariant
+import pysparkext.variant.layout.{DraftLayout, LayoutMarks, SpecLayout}
+
+/**
+ * Presents shredded variant columns of Parquet relations, in the seed's draft layout or the
+ * Parquet spec layout, as VARIANT over their physical structs.
+ *
+ * A column qualifies when the table declares it VARIANT and its files hold the draft layout, or,
+ * for a path read without a catalog table, when the inferred struct has the layout's shape
+ * (switch: [[ExtConf.InferDraftLayout]]). Every file's footer is read, because each file may
+ * shred differently. Files whose draft schemas merge (fields added or missing) are read by one
+ * relation; files whose typed columns conflict are read by separate relations under a Union. The
+ * column is then `reconstruct_shredded_variant(struct) AS v`, keeping `v`'s expression id, so the
+ * rest of the query is unchanged; [[RewriteShreddedVariantPaths]] later turns path reads into
+ * column reads.
+ *
+ * Safe because reconstruction is the seed's algorithm over the file's own data, and a file whose
+ * layout is wrong fails with an error naming it rather than being read as something else.
+ * Spec-layout files (Spark's encoding, `metadata`/`value`/`typed_value`) are taken over only when
+ * some file of the relation shreds the column; the scan then reads variant groups as structs
+ * ([[VariantGroupsAsStructsParquetFormat]]). Unshredded tables stay with Spark's reader.
+ *
+ * Before:
+ * {{{
+ *   Relation parquet [id#1, v#2: variant]
+ * }}}
+ * After (one group of files whose layouts merge; files that conflict become more branches of a
+ * Union, each with ids of its own):
+ * {{{
+ *   Project [id#1, reconstruct_shredded_variant(v#3) AS v#2]
+ *   +- Relation parquet [id#1, v#3: struct<untyped_value: binary, object: struct<a: struct<...>>>]
+ * }}}
+ */
+class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule {
+  override protected def featureConf = ExtConf.ShreddedVariant
+  override protected def preservesSchema: Boolean = false
+
+  override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
+    val infer = ExtConf.InferDraftLayout.get
+    // Not resolveOperators: Spark caches a catalog table's relation, already marked analyzed,
+    // and hands the same node to later queries, which must still be rewritten (a relation once
+    // rewritten has no VARIANT candidates left, so the rule never applies twice).
+    AnalysisHelper.allowInvokingTransformsInAnalyzer {
+      plan.transformUp {
+        case SparkInternals.FileRelation(r, fs, _, table)
+            if fs.fileFormat.isInstanceOf[ParquetFileFormat] =>
+          // An analyzed relation (a temp view or DataFrame made with inference off) has had its
+          // struct columns resolved against by the plan above; presenting them as VARIANT now
+          // would leave that plan unresolved.
+          val columns = candidates(fs, infer && table.isEmpty && !r.analyzed)
+          if (columns.isEmpty) r else resolve(r, fs, columns, table.map(_.identifier.unquotedString))
+      }
+    }
+  }
+
+  private def candidates(fs: HadoopFsRelation, inferred: Boolean): Seq[String] =
+    fs.dataSchema.fields.toSeq.collect {
+      case f if f.dataType == VariantType => f.name
+      case f if inferred && !LayoutMarks.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
+    }.filterNot(n => fs.partitionSchema.fieldNames.contains(n))
+
+  /**
+   * Per file, per candidate column: how the file stores it. Spark's encoding is read by us as the
+   * spec layout's struct when any file of the relation shreds in the spec layout (switch:
+   * [[ExtConf.SpecVariant]]); the scan then reads every variant group as a struct, so all of them
+   * must be. Otherwise Spark's reader keeps it.
+   */
+  private def layouts(
+      fs: HadoopFsRelation,
+      columns: Seq[String],
+      table: Option[String]): Seq[(FileStatus, Seq[Stored], Seq[Set[Seq[String]]])] = {
+    val conf = session.sessionState.newHadoopConfWithOptions(fs.options)
+    val files = fs.location.listFiles(Nil, Nil).flatMap(_.files).map(_.fileStatus)
+    val schemas = files.map { status =>
+      // A footer Spark cannot convert (say a nanosecond timestamp inside typed_value) fails the
+      // query as Spark's reader would, but naming the file.
+      status -> (try FooterSchemas.of(status, conf) catch {
+        case e @ (_: org.apache.spark.sql.AnalysisException | _: UnsupportedOperationException) =>
+          throw new ShreddedVariantException(status.getPath.toString,
+            columns.map(label(table, _)).mkString(", "), "",
+            s"Spark cannot read this file's Parquet schema: ${e.getMessage}")
+      })
+    }
+    def stored(schema: FooterSchemas.FileSchema, c: String): Option[DataType] =
+      schema.schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType)
+    val specShredded = ExtConf.SpecVariant.get &&
+      !fs.dataSchema.exists(f => f.dataType != VariantType && nestsVariant(f.dataType)) &&
+      schemas.exists { case (_, schema) =>
+        columns.exists(c => fs.dataSchema(c).dataType == VariantType &&
+          stored(schema, c).exists(SpecLayout.isShredded))
+      }
+    schemas.map { case (status, schema) =>
+      val file = status.getPath.toString
+      val nulls = columns.map(c => schema.nullResiduals.getOrElse(c.toLowerCase(java.util.Locale.ROOT), Set.empty[Seq[String]]))
+      (status, columns.map { c =>
+        val name = label(table, c)
+        def supported(t: StructType): Shredded = {
+          schema.unsupported.find(_._1.equalsIgnoreCase(c)).foreach { case (_, what) =>
+            throw new ShreddedVariantException(file, name, "", s"typed_value $what, which the " +
+              "variant shredding spec does not allow")
+          }
+          Shredded(t)
+        }
+        stored(schema, c) match {
+          case Some(t) if DraftLayout.isSparkVariant(t) =>
+            if (fs.dataSchema(c).dataType != VariantType) {
+              throw new ShreddedVariantException(file, name, "", "this file stores the column " +
+                "in Spark's variant encoding (value/metadata) while other files use the draft " +
+                "shredded layout; declare the column VARIANT to read both")
+            }
+            if (specShredded) supported(SpecLayout.validate(t, file, name)) else ReadBySpark
+          case Some(t: StructType) if DraftLayout.looksDraft(t) || fs.dataSchema(c).dataType == VariantType =>
+            supported(DraftLayout.validate(t, file, name))
+          case Some(t) => throw new ShreddedVariantException(file, name, "",
+            s"the column is ${t.sql} in this file, which is not a variant layout")
+          case None => Absent
+        }
+      }, nulls)
+    }
+  }
+
+  /** The column as the user names it in errors: `table.column`, or the column of a path read. */
+  private def label(table: Option[String], column: String): String =
+    table.map(t => s"$t.$column").getOrElse(column)
+
+  private def nestsVariant(t: DataType): Boolean = SparkInternals.existsRecursively(t)(_ == VariantType)
+
+  private def resolve(
+      r: LogicalRelation,
+      fs: HadoopFsRelation,
+      columns: Seq[String],
+      table: Option[String]): LogicalPlan = {
+    val footers = layouts(fs, columns, table)
+    val found = footers.map { case (status, types, _) => status -> types }
+    if (!found.exists(_._2.exists(_.isInstanceOf[Shredded]))) return r
+    // What each file itself stores (None where it lacks the column) and its all-null residuals.
+    val own = footers.map { case (status, types, nulls) =>
+      status.getPath -> types.zip(nulls).map {
+        case (Shredded(t), n) => (Some(t), n)
+        case (_, n) => (None, n)
+      }
+    }.toMap
+    // An inferred draft column absent from some file is read there as its inferred (all-null)
+    // struct, so every branch presents the column the same way.
+    val inferred: Seq[Stored] = columns.map { c =>
+      fs.dataSchema(c).dataType match {
+        case VariantType => Absent
+        case t => Shredded(DraftLayout.validate(t, "<inferred schema>", c))
+      }
+    }
+    val perFile = found.map { case (status, types) =>
+      status -> types.zip(inferred).map {
+        case (Absent, inf) => inf
+        case (t, _) => t
+      }
+    }
+    // Group files greedily by mergeable layouts; most tables end up with one group.
+    val groups = scala.collection.mutable.ArrayBuffer.empty[(Seq[Stored], Seq[FileStatus])]
+    perFile.foreach { case (status, types) =>
+      val at = groups.indexWhere { case (merged, _) => mergeAll(merged, types).isDefined }
+      if (at < 0) groups += (types -> Seq(status))
+      else groups(at) = (mergeAll(groups(at)._1, types).get, groups(at)._2 :+ status)
+    }
+    val fileTypes = perFile.map { case (status, types) => status.getPath -> types }.toMap
+    val marked = groups.toSeq.map { case (merged, files) =>
+      merged.zipWithIndex.map {
+        case (Shredded(m), c) =>
+          val having = files.flatMap(f => fileTypes(f.getPath)(c) match {
+            case Shredded(t) => Some(t)
+            case _ => None
+          })
+          Some(LayoutMarks.markNullEverywhere(LayoutMarks.markShreddedEverywhere(m, having),
+            files.map(f => own(f.getPath)(c))))
+        case _ => None
+      } -> files
+    }
+    val branches = marked.zipWithIndex.map { case ((types, files), g) =>
+      branch(r, fs, columns.zip(types).toMap, if (groups.length == 1) None else Some(files), g,
+        table)
+    }
+    if (branches.length == 1) branches.head else Union(branches)
+  }
+
+  /** How one file stores one variant column. */
+  private sealed trait Stored
+  private case object Absent extends Stored
+  private case object ReadBySpark extends Stored
+  private case class Shredded(t: StructType) extends Stored
+
+  private def mergeAll(a: Seq[Stored], b: Seq[Stored]): Option[Seq[Stored]] = {
+    val merged: Seq[Option[Stored]] = a.zip(b).map {
+      case (Shredded(x), Shredded(y)) =>
+        DraftLayout.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
+      case (Absent, y) => Some(y)
+      case (x, Absent) => Some(x)
+      case (ReadBySpark, ReadBySpark) => Some(ReadBySpark)
+      case _ => None
+    }
+    if (merged.forall(_.isDefined)) Some(merged.map(_.get)) else None
+  }
+
+  private def branch(
+      r: LogicalRelation,
+      fs: HadoopFsRelation,
+      draft: Map[String, Option[StructType]],
+      files: Option[Seq[FileStatus]],
+      g: Int,
+      table: Option[String]): LogicalPlan = {
+    def draftType(name: String): Option[StructType] = draft.get(name).flatten
+    val dataSchema = StructType(fs.dataSchema.fields.map { f =>
+      draftType(f.name).map(t => LayoutMarks.mark(StructField(f.name, t, nullable = true)))
+        .getOrElse(f)
+    })
+    val location = files.map { fileList =>
+      val base = fs.location.rootPaths match {
+        case Seq(root) if fs.partitionSchema.nonEmpty => Map("basePath" -> root.toString)
+        case _ => Map.empty[String, String]
+      }
+      SparkInternals.fileIndex(session, fileList.map(_.getPath: Path), fs.options ++ base,
+        if (fs.partitionSchema.isEmpty) None else Some(fs.partitionSchema))
+    }.getOrElse(fs.location)
+    val format = if (draft.values.flatten.exists(t =>
+        SpecLayout.isSpec(t) || VariantGroupsAsStructsParquetFormat.hasRawLeaves(t))) {
+      new VariantGroupsAsStructsParquetFormat
+    } else if (fs.fileFormat.getClass == classOf[ParquetFileFormat]) {
+      new ListedFilesParquetFormat
+    } else fs.fileFormat
+    val relation = SparkInternals.withFiles(fs, location, dataSchema, format,
+      if (files.isEmpty) fs.bucketSpec else None, session)
+    val output = r.output.map { a =>
+      draftType(a.name).map(t => AttributeReference(a.name, t, nullable = true,
+        LayoutMarks.mark(StructField(a.name, t)).metadata)(qualifier = a.qualifier))
+        .getOrElse(if (g == 0) a else a.newInstance())
+    }
+    val columns = r.output.zip(output).map { case (orig, read) =>
+      draftType(orig.name) match {
+        case Some(_) =>
+          Alias(ReconstructShreddedVariant(read, label(table, orig.name)), orig.name)(
+            exprId = if (g == 0) orig.exprId else NamedExpression.newExprId,
+            qualifier = orig.qualifier)
+        case None => read
+      }
+    }
+    Project(columns, SparkInternals.withRelation(r, relation, output))
+  }
+}
