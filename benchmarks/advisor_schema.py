@@ -20,7 +20,6 @@ columns and footer bytes of the files, and their size.
 from __future__ import annotations
 
 import json
-import struct
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -106,16 +105,6 @@ def write_forms(spark: SparkSession, source_path: str, forced: dict[str, str | N
     return paths, seconds
 
 
-def footer_bytes(path: Path) -> int:
-    """The Thrift footer's length, from the file's last 8 bytes (length, then ``PAR1``)."""
-    with path.open("rb") as f:
-        f.seek(-8, 2)
-        length, magic = struct.unpack("<I4s", f.read(8))
-    if magic != b"PAR1":
-        raise ValueError(f"{path}: not a Parquet file (ends with {magic!r})")
-    return length
-
-
 def file_stats(path: str) -> dict:
     """Files, Parquet leaf columns per file (min and max: Spark's inferred schema may differ by
     file), row groups, footer and file bytes summed over the files, and the ``typed_value`` paths of column
@@ -124,11 +113,12 @@ def file_stats(path: str) -> dict:
     files = sorted(Path(path).glob("*.parquet"))
     metas = [pq.ParquetFile(f).metadata for f in files]
     leaves = [m.num_columns for m in metas]
-    first = pq.ParquetFile(files[0]).metadata.schema
+    first = metas[0].schema
     typed = sorted({_json_path(first.column(i).path) for i in range(len(first))} - {None})
     return {"files": len(files), "leaves_min": min(leaves), "leaves_max": max(leaves),
             "row_groups": sum(m.num_row_groups for m in metas),
-            "footer_bytes": sum(footer_bytes(f) for f in files),
+            # serialized_size is the Thrift footer's length, as the file's last 8 bytes record it
+            "footer_bytes": sum(m.serialized_size for m in metas),
             "file_bytes": sum(f.stat().st_size for f in files), "typed_paths": typed}
 
 
