@@ -93,6 +93,13 @@ PACK_NARROW_READS = Setting(
     " Consecutive splits are grouped and each is still read whole, so rows and their order do not"
     " change; a sum of doubles may differ in its last bits, as it does whenever Spark splits a "
     "scan differently.")
+SPEC_LAYOUT_WRITER = Setting(
+    "spark.pyspark_ext.writer.specLayout.enabled", "boolean", "true",
+    "Write VARIANT columns marked by `shred_variant(v, 'schema', 'spec')` (`pyspark_ext.shred(df, "
+    "column, schema, layout=\"spec\")`) in the Parquet spec layout with exactly that shredding "
+    "schema, in every file, whatever Spark's own `spark.sql.variant.*` write settings say; other "
+    "VARIANT columns of such a write are written unshredded. `false`: a marked column is written "
+    "as Spark writes any VARIANT.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "boolean", "false",
     "`true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming"
@@ -109,7 +116,7 @@ FAKE_MISSING_INTERNALS = Setting(
 ALL: tuple[Setting, ...] = (
     ENABLED, NESTED_SCHEMA_PRUNING, SHREDDED_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
     PATH_READS_BEFORE_AGGREGATES, ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS,
-    LEAF_COLUMNS_READER, PACK_NARROW_READS, STRICT, FORCE_FAILURE, FAKE_MISSING_INTERNALS)
+    LEAF_COLUMNS_READER, PACK_NARROW_READS, SPEC_LAYOUT_WRITER, STRICT, FORCE_FAILURE, FAKE_MISSING_INTERNALS)
 
 
 def markdown_table(settings: tuple[Setting, ...] = ALL) -> str:

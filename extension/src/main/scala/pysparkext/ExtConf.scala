@@ -170,6 +170,14 @@ object ExtConf {
       grouped and each is still read whole, so rows and their order do not change; a sum of doubles
       may differ in its last bits, as it does whenever Spark splits a scan differently.""")
 
+  val SpecLayoutWriter: ConfEntry[Boolean] =
+    switch("spark.pyspark_ext.writer.specLayout.enabled", default = true, """
+      Write VARIANT columns marked by `shred_variant(v, 'schema', 'spec')` (`pyspark_ext.shred(df,
+      column, schema, layout="spec")`) in the Parquet spec layout with exactly that shredding
+      schema, in every file, whatever Spark's own `spark.sql.variant.*` write settings say; other
+      VARIANT columns of such a write are written unshredded. `false`: a marked column is written
+      as Spark writes any VARIANT.""")
+
   val Strict: ConfEntry[Boolean] = switch("spark.pyspark_ext.strict", default = false, """
       `true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming
       itself and the cause, and the query runs on Spark's own plan.""")

@@ -11,7 +11,7 @@ import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns, PathReadsB
 import pysparkext.pruning.{DistinctRelationCopies, WholePlanSchemaPruning}
 import pysparkext.variant.rules.{PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
   RewriteShreddedVariantPaths, ShreddedSkipPredicates}
-import pysparkext.writer.ShredDraftVariant
+import pysparkext.writer.{ResolveSpecLayoutWrites, ShredDraftVariant, ShredVariantFunction}
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
@@ -30,12 +30,15 @@ import pysparkext.writer.ShredDraftVariant
  *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
  * - Physical planning: nested fields of vectorized Parquet scans are read as top-level columns;
  *   scans of shredded variants that push filters count the row groups they read and skip.
- * - Functions: `shred_variant(v, 'schema')` writes the draft layout.
+ * - Post-hoc resolution: `shred_variant(v, 'schema', 'spec')` marks a column, and a Parquet
+ *   write of marked columns shreds them with their schemas ([[ResolveSpecLayoutWrites]]).
+ * - Functions: `shred_variant(v, 'schema')` writes the draft layout, with `'spec'` the spec layout.
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     SparkInternalsProbe.run()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
+    extensions.injectPostHocResolutionRule(_ => ResolveSpecLayoutWrites)
     extensions.injectPreOperatorOptimizationRule(_ => PushCorrelatedProjectionThroughUnion)
     extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
     extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
@@ -50,6 +53,6 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectFunction((
       FunctionIdentifier("shred_variant"),
       new ExpressionInfo(classOf[ShredDraftVariant].getName, "shred_variant"),
-      ShredDraftVariant.build _))
+      ShredVariantFunction.build _))
   }
 }

@@ -1,0 +1,97 @@
+package pysparkext.writer
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, ExprId, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DataType, Metadata, MetadataBuilder, StructType, VariantType}
+import org.apache.spark.sql.pysparkext.SparkInternalsProbe
+
+import pysparkext.ExtConf
+
+/**
+ * The spec-layout writer's analysis rule (post-hoc resolution), in two steps:
+ *
+ * 1. `shred_variant(v, schema, 'spec') AS name` becomes `v AS name` with the schema in the
+ *    alias's metadata, and every reference to that alias carries it too, so the column that
+ *    leaves the query says how to shred it. Inside `struct(...)` / `named_struct(...)` the mark
+ *    goes into the struct's field metadata instead, kept by a cast of the struct to its own type
+ *    with that metadata (Spark's CleanupAliases drops aliases inside a struct, and with them
+ *    their metadata).
+ * 2. A Parquet write (`InsertIntoHadoopFsRelationCommand`: `df.write.parquet` / `save`,
+ *    `INSERT` into a path or a table whose data schema keeps the marks) whose data carries a
+ *    schema writes through [[SpecShreddingParquetFormat]].
+ *
+ * Unlike the optimisations, this rule does not fall back on an error: a write that was asked for a
+ * shredding schema and silently got another would be wrong. With the master switch or
+ * `spark.pyspark_ext.writer.specLayout.enabled` off, nothing changes: the marked variant is
+ * written as Spark writes any VARIANT.
+ */
+object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!ExtConf.enabled || !SparkInternalsProbe.on(ExtConf.SpecLayoutWriter)) return plan
+    writeThroughFormat(markColumns(markStructFields(plan)))
+  }
+
+  private def unmark(e: Expression): Option[(Expression, DataType)] = e match {
+    case ShredSpecVariant(child, schema) => Some((variant(child), schema))
+    case Alias(ShredSpecVariant(child, schema), _) => Some((variant(child), schema))
+    case _ => None
+  }
+
+  /** The marked column, which must be a VARIANT (checked here: the mark is gone by CheckAnalysis). */
+  private def variant(child: Expression): Expression = {
+    if (child.resolved && child.dataType != VariantType) throw new IllegalArgumentException(
+      s"Cannot shred column ${child.sql} in the Parquet spec layout: it is ${child.dataType.sql}, not VARIANT")
+    child
+  }
+
+  private def markStructFields(plan: LogicalPlan): LogicalPlan = plan.transformAllExpressions {
+    case c: CreateNamedStruct if c.valExprs.exists(unmark(_).isDefined) =>
+      val children = c.children.grouped(2).flatMap {
+        case Seq(name, value) => Seq(name, unmark(value).map(_._1).getOrElse(value))
+        case other => other
+      }.toSeq
+      val struct = CreateNamedStruct(children)
+      val marked = StructType(struct.dataType.fields.zip(c.valExprs).map { case (f, value) =>
+        unmark(value).map { case (_, schema) =>
+          f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata)
+            .withMetadata(SpecShreddingSchema.metadata(schema)).build())
+        }.getOrElse(f)
+      })
+      Cast(struct, marked, Option(SQLConf.get.sessionLocalTimeZone))
+  }
+
+  private def markColumns(plan: LogicalPlan): LogicalPlan = {
+    val marked = scala.collection.mutable.HashMap.empty[ExprId, Metadata]
+    val aliased = plan.transformAllExpressions {
+      case a @ Alias(ShredSpecVariant(column, schema), name) =>
+        val child = variant(column)
+        val md = new MetadataBuilder().withMetadata(a.metadata)
+          .withMetadata(SpecShreddingSchema.metadata(schema)).build()
+        marked(a.exprId) = md
+        Alias(child, name)(a.exprId, a.qualifier, Some(md), a.nonInheritableMetadataKeys)
+    }
+    if (marked.isEmpty) plan
+    else aliased.transformAllExpressions {
+      case r: AttributeReference if marked.contains(r.exprId) => r.withMetadata(marked(r.exprId))
+    }
+  }
+
+  private def writeThroughFormat(plan: LogicalPlan): LogicalPlan = plan.transformDown {
+    case cmd: InsertIntoHadoopFsRelationCommand
+        if cmd.fileFormat.getClass == classOf[ParquetFileFormat] &&
+          SpecShreddingSchema.hasSchemas(cmd.query.schema) =>
+      // The option makes the new command differ from the old one: Spark's ParquetFileFormat
+      // equals any ParquetFileFormat, ours included, so a copy that changed only the format
+      // would count as unchanged and the transform would keep the old node.
+      cmd.copy(fileFormat = new SpecShreddingParquetFormat,
+        options = cmd.options + (WriterOption -> "true"))
+  }
+
+  /** Shown in the write's options (EXPLAIN): the spec-layout writer writes this command. */
+  val WriterOption = "pyspark_ext.specLayoutWriter"
+
+}

@@ -1,0 +1,56 @@
+package pysparkext.writer
+
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.{DataType, StringType, VariantType}
+
+/**
+ * `shred_variant(v, 'schema', 'spec')`: the VARIANT `v` itself, marked to be written in the
+ * Parquet spec layout with `schema`. The value does not change; at analysis
+ * [[ResolveSpecLayoutWrites]] moves the mark into the output column's metadata
+ * ([[SpecShreddingSchema.MetadataKey]]), which is what a Parquet write reads. The schema is
+ * parsed and checked when the function is built, so a bad schema fails the query that names it.
+ */
+case class ShredSpecVariant(child: Expression, schema: DataType) extends UnaryExpression {
+  override def dataType: DataType = VariantType
+  override def nullable: Boolean = child.nullable
+  override def prettyName: String = "shred_variant"
+
+  override def checkInputDataTypes(): TypeCheckResult =
+    if (child.dataType == VariantType) TypeCheckResult.TypeCheckSuccess
+    else TypeCheckResult.TypeCheckFailure(
+      s"shred_variant: column ${child.sql} is ${child.dataType.sql}, not VARIANT")
+
+  override def eval(input: InternalRow): Any = child.eval(input)
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
+    defineCodeGen(ctx, ev, c => c)
+
+  override protected def withNewChildInternal(newChild: Expression): ShredSpecVariant =
+    copy(child = newChild)
+}
+
+/** The SQL function `shred_variant(v, 'schema' [, 'draft' | 'spec'])`: the draft layout by default. */
+object ShredVariantFunction {
+  def build(args: Seq[Expression]): Expression = args match {
+    case Seq(v, schema) => ShredDraftVariant.build(args)
+    case Seq(v, schema, layout) if layout.foldable && layout.dataType.isInstanceOf[StringType] =>
+      Option(layout.eval()).map(_.toString.trim.toLowerCase(java.util.Locale.ROOT)) match {
+        case Some("draft") => ShredDraftVariant.build(Seq(v, schema))
+        case Some("spec") =>
+          if (!schema.foldable || !schema.dataType.isInstanceOf[StringType]) {
+            throw new IllegalArgumentException(
+              "shred_variant(variant, 'shredding schema', 'spec'): the schema must be a constant string")
+          }
+          val ddl = Option(schema.eval()).map(_.toString).getOrElse(throw new IllegalArgumentException(
+            "shred_variant: the shredding schema must not be null"))
+          ShredSpecVariant(v, SpecShreddingSchema.parse(v.sql, ddl))
+        case other => throw new IllegalArgumentException(
+          s"shred_variant: layout must be 'draft' or 'spec', not ${other.map(o => s"'$o'").getOrElse("null")}")
+      }
+    case _ => throw new IllegalArgumentException(
+      "shred_variant(variant, 'shredding schema' [, 'draft' | 'spec']) takes a VARIANT and constant strings")
+  }
+}

@@ -1,0 +1,106 @@
+package pysparkext.writer
+
+import org.apache.spark.sql.execution.datasources.parquet.SparkShreddingUtils
+import org.apache.spark.sql.types._
+
+/**
+ * The spec-layout writer's shredding schemas. A column to shred carries its schema in its field
+ * metadata ([[MetadataKey]], the schema's JSON): `shred_variant(v, 'schema', 'spec')` puts it
+ * there ([[ResolveSpecLayoutWrites]]), and a Parquet write of a column so marked writes the
+ * Parquet spec layout (`metadata` / `value` / `typed_value`) with exactly that schema
+ * ([[SpecShreddingParquetFormat]]). The mark is per column, so every VARIANT column, top-level or
+ * in a struct, may have a schema of its own.
+ */
+object SpecShreddingSchema {
+  val MetadataKey = "pyspark_ext.variantShreddingSchema"
+
+  /**
+   * Parses a shredding schema (the DDL of [[ShreddingSchema]]: `a bigint, b struct<c: string>`,
+   * `struct<...>`, `array<...>`, a primitive, or `variant`) for `column`, checking that Parquet's
+   * spec layout can hold it. Errors name the column and the path inside the schema.
+   */
+  def parse(column: String, ddl: String): DataType = {
+    def fail(what: String) = throw new IllegalArgumentException(
+      s"Cannot shred column $column in the Parquet spec layout: $what")
+    val t = try ShreddingSchema.parse(ddl) catch {
+      case e: IllegalArgumentException => fail(e.getMessage)
+    }
+    def check(t: DataType, at: String): Unit = t match {
+      case s: StructType =>
+        if (s.isEmpty) fail(s"the struct at $at names no field (use variant to keep a value whole)")
+        val dup = s.fieldNames.groupBy(identity).collectFirst { case (n, ns) if ns.length > 1 => n }
+        dup.foreach(n => fail(s"field '$n' appears twice in the struct at $at"))
+        s.fields.foreach(f => check(f.dataType, s"$at.${f.name}"))
+      case ArrayType(e, _) => check(e, s"$at[*]")
+      case VariantType | BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType |
+           DoubleType | _: DecimalType | DateType | TimestampType | TimestampNTZType | BinaryType |
+           _: StringType => ()
+      case other => fail(s"type ${other.sql} at $at has no variant counterpart")
+    }
+    check(t, "$")
+    t
+  }
+
+  def metadata(schema: DataType): Metadata =
+    new MetadataBuilder().putString(MetadataKey, schema.json).build()
+
+  private def schemaOf(f: StructField): Option[DataType] =
+    if (f.metadata.contains(MetadataKey)) Some(DataType.fromJson(f.metadata.getString(MetadataKey)))
+    else None
+
+  /** True when a field of `schema` (at any depth of structs, arrays and maps) carries a schema. */
+  def hasSchemas(schema: StructType): Boolean = schema.fields.exists { f =>
+    f.metadata.contains(MetadataKey) || inside(f.dataType)
+  }
+
+  private def inside(t: DataType): Boolean = t match {
+    case s: StructType => hasSchemas(s)
+    case ArrayType(e, _) => inside(e)
+    case MapType(k, v, _) => inside(k) || inside(v)
+    case _ => false
+  }
+
+  /** `schema` without the marks: the row schema Spark records in the footer. */
+  def strip(schema: StructType): StructType = StructType(schema.fields.map { f =>
+    val md = if (f.metadata.contains(MetadataKey)) {
+      new MetadataBuilder().withMetadata(f.metadata).remove(MetadataKey).build()
+    } else f.metadata
+    f.copy(dataType = stripType(f.dataType), metadata = md)
+  })
+
+  private def stripType(t: DataType): DataType = t match {
+    case s: StructType => strip(s)
+    case ArrayType(e, n) => ArrayType(stripType(e), n)
+    case MapType(k, v, n) => MapType(stripType(k), stripType(v), n)
+    case other => other
+  }
+
+  /**
+   * The schema Spark's Parquet write support writes (`ParquetWriteSupport`'s shredding schema):
+   * every marked VARIANT field replaced by Spark's shredded struct for its schema, annotated so
+   * that the write support shreds the variant values into it; every other field as it is (a
+   * VARIANT not marked is written unshredded). A mark on anything but a VARIANT, or on a field
+   * inside an array or a map, is an error naming the column.
+   */
+  def writeSchema(schema: StructType, prefix: String = ""): StructType = StructType(schema.fields.map { f =>
+    val name = s"$prefix${f.name}"
+    val md = if (f.metadata.contains(MetadataKey)) {
+      new MetadataBuilder().withMetadata(f.metadata).remove(MetadataKey).build()
+    } else f.metadata
+    schemaOf(f) match {
+      case Some(shredding) =>
+        if (f.dataType != VariantType) throw new IllegalArgumentException(
+          s"Cannot shred column `$name` in the Parquet spec layout: it is ${f.dataType.sql}, not VARIANT")
+        val struct = SparkShreddingUtils.addWriteShreddingMetadata(
+          SparkShreddingUtils.variantShreddingSchema(shredding, true, false))
+        f.copy(dataType = struct, metadata = md)
+      case None => f.dataType match {
+        case s: StructType => f.copy(dataType = writeSchema(s, s"$name."), metadata = md)
+        case t if inside(t) => throw new IllegalArgumentException(
+          s"Cannot shred a VARIANT inside the array or map `$name` in the Parquet spec layout: " +
+            "only top-level columns and fields of structs can carry a shredding schema")
+        case _ => f
+      }
+    }
+  })
+}
