@@ -1,8 +1,10 @@
-"""Write VARIANT columns in the draft shredded layout, and propose what to shred.
+"""Write VARIANT columns shredded, in the draft layout or the Parquet spec layout, and propose
+what to shred.
 
 A shredding schema is Spark DDL: a struct shreds an object's fields, an array its elements, a
 primitive a scalar, and ``variant`` keeps a subtree whole, e.g.
-``"id bigint, user struct<name: string, tier: string>, items array<struct<sku: string>>"``.
+``"id bigint, user struct<name: string, tier: string>, items array<struct<sku: string>>"``
+(``struct<...>``, as Spark's own shredding confs spell it, works too).
 """
 from __future__ import annotations
 
@@ -25,19 +27,48 @@ def _functions(obj: DataFrame | Column) -> ModuleType:
     return functions
 
 
-def shred(df: DataFrame, column: str, schema: str) -> DataFrame:
-    """Replace VARIANT ``column`` of ``df`` by its draft-layout struct for ``schema``.
+LAYOUTS = ("draft", "spec")
 
-    Write the result as Parquet; with the extension on it reads back as the same VARIANT.
+
+def shred(df: DataFrame, column: str, schema: str, layout: str = "draft") -> DataFrame:
+    """Shred VARIANT ``column`` of ``df`` by ``schema``, in ``layout``:
+
+    - ``"draft"``: the column becomes its draft-layout struct (the seed's layout); write the
+      result as Parquet, and with the extension on it reads back as the same VARIANT.
+    - ``"spec"``: the column stays the same VARIANT, marked with the schema; a Parquet write of
+      the result (``.write.parquet(path)``, ``.save``) writes the Parquet spec layout
+      (``metadata`` / ``value`` / ``typed_value``) with exactly that schema in every file, which
+      stock Spark, DuckDB, Iceberg and Delta readers read. Several columns may each get their own
+      schema (call ``shred`` per column); a column inside a struct is marked with
+      :func:`shred_column` inside ``struct(...)``.
+
+    A bad schema, or a column that is not VARIANT, fails here, naming the column.
     Works on classic and Spark Connect DataFrames.
     """
-    return df.withColumn(column, shred_column(_functions(df).col(column), schema))
+    if layout not in LAYOUTS:
+        raise ValueError(f"shred: layout must be one of {LAYOUTS}, not {layout!r}")
+    return df.withColumn(column, shred_column(_functions(df).col(column), schema, layout))
 
 
-def shred_column(col: Column, schema: str) -> Column:
-    """The SQL function ``shred_variant(col, schema)`` as a Column."""
+def shred_column(col: Column, schema: str, layout: str = "draft") -> Column:
+    """The SQL function ``shred_variant(col, schema, layout)`` as a Column. For the spec layout,
+    alias it (``.alias("v")``) where it is not a ``withColumn`` value: the mark sits on the
+    named column."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"shred_column: layout must be one of {LAYOUTS}, not {layout!r}")
     F = _functions(col)
-    return F.call_function("shred_variant", col, F.lit(schema))
+    if layout == "draft":
+        return F.call_function("shred_variant", col, F.lit(schema))
+    return F.call_function("shred_variant", col, F.lit(schema), F.lit(layout))
+
+
+def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: str = "spec",
+                   mode: str = "errorifexists", **options: str) -> None:
+    """Write ``df`` as Parquet to ``path`` with each VARIANT column of ``shredding`` (column ->
+    schema) shredded in ``layout``; the one-call form of ``shred(...)`` then ``.write.parquet``."""
+    for column, schema in shredding.items():
+        df = shred(df, column, schema, layout)
+    df.write.mode(mode).options(**options).parquet(path)
 
 
 # --- inference -----------------------------------------------------------------------------
