@@ -92,14 +92,11 @@ def run(args: argparse.Namespace) -> int:
 def _write(spark: Any, sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
     if not draft:
         raise SystemExit("nothing to shred: no variant path of the workload has scalar values in the sample")
-    if layout == "draft":
-        from ..shredding import shred
-        shred(sample, column, draft).write.mode("errorifexists").parquet(out)
-        return
-    # Until the project's own spec-layout writer exists: Spark's writer with the schema forced.
-    from ..spark_shredding import spark_shredding
-    with spark_shredding(spark, True, spec):
-        sample.write.mode("errorifexists").parquet(out)
+    from ..shredding import shred
+    # draft: the column becomes its draft-layout struct; spec: the project's spec-layout writer
+    # writes Parquet's metadata/value/typed_value with exactly this schema in every file.
+    shred(sample, column, draft if layout == "draft" else spec, layout=layout) \
+        .write.mode("errorifexists").parquet(out)
 
 
 def _print_text(doc: dict[str, Any], recommendation: Any) -> None:
