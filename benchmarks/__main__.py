@@ -1,4 +1,4 @@
-"""``python -m benchmarks run [--suite quick|nested|variant|path-limit|spec|overhead|full|producers|peers|advisor] [--scale ROWS] [--out DIR]``."""
+"""``python -m benchmarks run [--suite quick|nested|variant|path-limit|spec|overhead|full|producers|peers|advisor|write] [--scale ROWS] [--out DIR]``."""
 from __future__ import annotations
 
 import argparse
@@ -86,6 +86,11 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None,
         run_peers(spark, scale or 2_000_000, out, repeat or 5)
         spark.stop()
         return out
+    if suite == "write":  # what shredding costs a VARIANT write (benchmarks/write_speed.py)
+        from .write_speed import run_write
+        run_write(spark, scale or 1_000_000, out, repeat or 3)
+        spark.stop()
+        return out
     if suite == "advisor":  # the advisor's shredding schema against the alternatives
         from .advisor_schema import run_advisor
         run_advisor(spark, scale or 2_000_000, out, repeat or 3)
@@ -154,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--suite", default="quick", choices=[*SUITES, "variant", "path-limit", "spec", "overhead", "producers", "peers", "advisor"])
+    r.add_argument("--suite", default="quick", choices=[*SUITES, "variant", "path-limit", "spec", "overhead", "producers", "peers", "advisor", "write"])
     r.add_argument("--scale", type=int, default=None, help="rows of the nested event log")
     r.add_argument("--repeat", type=int, default=None, help="timed runs per query and mode")
     r.add_argument("--out", default=None, help="output directory (default benchmarks/out/<suite>)")
