@@ -296,6 +296,24 @@ def test_write_shredded_writes_several_columns(spark: SparkSession, source: Data
         assert actual_tree(arrow.field("w").type, top=True) == expected_tree(_schema_type(W_SCHEMA))
 
 
+def test_tables_created_from_marked_data(spark: SparkSession, source: DataFrame,
+                                         tmp_path: Path) -> None:
+    marked = pyspark_ext.shred(source.select("id", "v"), "v", V_SCHEMA, layout="spec")
+    marked.createOrReplaceTempView("spec_writer_marked")
+    try:
+        marked.write.format("parquet").option("path", str(tmp_path / "t1")) \
+            .saveAsTable("spec_writer_t1")
+        spark.sql(f"CREATE TABLE spec_writer_t2 USING parquet LOCATION '{tmp_path / 't2'}' "
+                  f"AS SELECT * FROM spec_writer_marked")
+        for table in ("t1", "t2"):
+            for f in _files(str(tmp_path / table)):
+                v = pq.ParquetFile(f).schema_arrow.field("v").type
+                assert actual_tree(v, top=True) == expected_tree(_schema_type(V_SCHEMA)), table
+    finally:
+        spark.sql("DROP TABLE IF EXISTS spec_writer_t1")
+        spark.sql("DROP TABLE IF EXISTS spec_writer_t2")
+
+
 def test_the_draft_layout_is_unchanged(spark: SparkSession, source: DataFrame) -> None:
     draft = pyspark_ext.shred(source, "v", "id bigint, kind string")
     assert draft.schema["v"].dataType.simpleString() == (
