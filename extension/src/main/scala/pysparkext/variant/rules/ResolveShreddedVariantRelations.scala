@@ -14,7 +14,7 @@ import pysparkext.{ExtConf, GuardedRule}
 import pysparkext.parquet.{FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
-import pysparkext.variant.layout.{DraftLayout, LayoutMarks, SpecLayout}
+import pysparkext.variant.layout.{DraftLayout, LayoutMarks, PerFileTypes, SpecLayout}
 
 /**
  * Presents shredded variant columns of Parquet relations, in the seed's draft layout or the
@@ -205,7 +205,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def mergeAll(a: Seq[Stored], b: Seq[Stored]): Option[Seq[Stored]] = {
     val merged: Seq[Option[Stored]] = a.zip(b).map {
       case (Shredded(x), Shredded(y)) =>
-        DraftLayout.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
+        PerFileTypes.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
       case (Absent, y) => Some(y)
       case (x, Absent) => Some(x)
       case (ReadBySpark, ReadBySpark) => Some(ReadBySpark)
