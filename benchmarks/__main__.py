@@ -74,7 +74,8 @@ def _variant_queries(spark: SparkSession, metrics: InputBytes, label: str, rows:
 
 
 def run(suite: str, scale: int | None, out: Path, repeat: int | None,
-        kinds: tuple[str, ...] = ("sorted", "unsorted"), baseline_rows: int | None = None) -> Path:
+        kinds: tuple[str, ...] = ("sorted", "unsorted"), baseline_rows: int | None = None,
+        skip: frozenset[str] = frozenset()) -> Path:
     spark = session()
     if suite == "producers":  # incremental pipelines: a suite of their own (benchmarks/producers.py)
         from .producers import run_producers
@@ -83,7 +84,7 @@ def run(suite: str, scale: int | None, out: Path, repeat: int | None,
         return out
     if suite == "peers":  # DuckDB against Spark on DuckDB's files (benchmarks/peers.py)
         from .peers import run_peers
-        run_peers(spark, scale or 2_000_000, out, repeat or 5)
+        run_peers(spark, scale or 2_000_000, out, repeat or 5, skip)
         spark.stop()
         return out
     if suite == "write":  # what shredding costs a VARIANT write (benchmarks/write_speed.py)
@@ -168,10 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--baseline-rows", type=int, default=None,
                    help="producers: rows of the groupBy + applyInPandas baseline (default: "
                         "min(scale, 200000); 0 skips it); its rows/s/core compare across sizes")
+    r.add_argument("--skip", action="append", default=[], metavar="ENGINE/FORM",
+                   help="peers: a configuration not to run, e.g. duckdb/unshredded (repeatable)")
     args = parser.parse_args(argv)
     out = Path(args.out or Path(__file__).resolve().parent / "out" / args.suite)
     kinds = ("sorted", "unsorted") if args.dataset == "both" else (args.dataset,)
-    print(f"results in {run(args.suite, args.scale, out, args.repeat, kinds, args.baseline_rows)}")
+    print(f"results in {run(args.suite, args.scale, out, args.repeat, kinds, args.baseline_rows, frozenset(args.skip))}")
     return 0
 
 

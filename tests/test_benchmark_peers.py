@@ -70,3 +70,13 @@ def test_markdown_renders_a_row_per_query_with_the_ratios() -> None:
         assert len(cells) == len(header)
         # duckdb 1.0 / 4.0, stock 1.0 / 1.0, extension (0.5 + i) / 1.0
         assert cells[-4:] == ["0.25", "1.00", f"{0.5 + i:.2f}", "no" if i == 1 else "yes"]
+
+
+def test_markdown_marks_a_skipped_configuration_not_run() -> None:
+    seconds = {f"{e}/{f}": 2.0 for e in peers.ENGINES for f in peers.FORMS if f"{e}/{f}" != "duckdb/unshredded"}
+    meta = {"rows": ROWS, "cores": 2, "repeat": 1, "command": "python -m benchmarks run --suite peers"}
+    lines = peers.markdown(meta, [peers.PeerResult("one_path_sum", seconds)]).splitlines()
+    header = [c.strip() for c in lines[2].strip("|").split("|")]
+    cells = [c.strip() for c in lines[4].strip("|").split("|")]
+    assert cells[header.index("duckdb unshredded")] == "not run"
+    assert cells[header.index("duckdb shredded/flat")] == "1.00"

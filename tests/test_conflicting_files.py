@@ -11,9 +11,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from pyspark_ext.testing.outcome import normalise
 from pyspark_ext.spark_shredding import spark_shredding
 from tests.differential import ENABLED, confs
+from tests.support.rows import row_strings
 
 SPEC_FILES = ["struct<id: bigint, price: double, kind: string>",
               "struct<id: string, price: decimal(10,2), user: struct<age: bigint>>"]
@@ -52,7 +52,7 @@ def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
 
 def _rows(spark: SparkSession, sql: str, enabled: bool) -> list[str]:
     with confs(spark, {ENABLED: str(enabled).lower()}):
-        return sorted(repr(normalise(tuple(r))) for r in spark.sql(sql).collect())
+        return row_strings(spark.sql(sql).collect(), fuzzer=True)
 
 
 def _sql(template: str, path: str) -> str:

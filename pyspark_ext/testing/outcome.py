@@ -56,14 +56,39 @@ class Outcome:
         return sum(s.get("bytes_read") or 0 for s in self.scans)
 
 
-def normalise(x: Any) -> Any:
+def normalise(x: Any, *, exact: bool = False, round_floats: bool | None = None) -> Any:
+    """A cell (or row) as a value that compares by meaning: the one row normaliser, of the fuzzer
+    and of the tests (``tests/support/rows.py``).
+
+    By default, the fuzzer's comparison: VARIANT values by ``variant_text`` (equal values may be
+    encoded with different dictionaries; integers and decimals of equal value are one value),
+    arrays, structs and rows alike as tuples, maps as their sorted entries, binaries as bytes,
+    doubles to 12 significant digits.
+
+    With ``exact`` (the tests' comparison): VARIANT values by their JSON (so ``1`` and ``1.0``
+    differ), arrays stay lists, rows and structs become tuples, anything else stays as it is, and
+    doubles are kept whole unless ``round_floats`` says otherwise. ``round_floats`` (12
+    significant digits) defaults to True for the fuzzer's comparison and False for ``exact``.
+    """
+    rounding = (not exact) if round_floats is None else round_floats
+    if exact:
+        if isinstance(x, VariantVal):
+            return ("variant", x.toJson())
+        if isinstance(x, list):
+            return [normalise(i, exact=True, round_floats=rounding) for i in x]
+        if isinstance(x, tuple):  # Rows too (a generator's Row(...) is one field)
+            return tuple(normalise(i, exact=True, round_floats=rounding) for i in x)
+        if rounding and isinstance(x, float):
+            return float(f"{x:.12g}")
+        return x
     if isinstance(x, VariantVal):
         return ("variant", variant_text(x))
     if isinstance(x, (Row, list, tuple)):
-        return tuple(normalise(i) for i in x)
+        return tuple(normalise(i, round_floats=rounding) for i in x)
     if isinstance(x, dict):
-        return ("map", tuple(sorted((repr(normalise(k)), repr(normalise(v))) for k, v in x.items())))
-    if isinstance(x, float):
+        return ("map", tuple(sorted((repr(normalise(k, round_floats=rounding)),
+                                     repr(normalise(v, round_floats=rounding))) for k, v in x.items())))
+    if rounding and isinstance(x, float):
         return float(f"{x:.12g}")
     if isinstance(x, bytearray):
         return bytes(x)

@@ -4,11 +4,10 @@ import java.util.Optional
 
 import org.apache.spark.connect.proto.Relation
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.AttributeReference
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan}
 import org.apache.spark.sql.connect.planner.SparkConnectPlanner
 import org.apache.spark.sql.connect.plugin.RelationPlugin
-import org.apache.spark.sql.pysparkext.QueryRuns
+import org.apache.spark.sql.pysparkext.{QueryRuns, SparkInternals}
 import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.UTF8String
 import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString, CodedInputStream}
@@ -43,7 +42,7 @@ class ExplainReadSchemaPlugin extends RelationPlugin {
     val df = QueryRuns.dataFrame(planner.session, planner.transformRelation(query))
     if (run) QueryRuns.runDiscardingRows(df, "explain_read_schema")
     val report = ReadSchemaReport.json(df)
-    Optional.of(LocalRelation(Seq(AttributeReference("scans", StringType, nullable = false)()),
+    Optional.of(LocalRelation(Seq(SparkInternals.attribute("scans", StringType, nullable = false)),
       Seq(InternalRow(UTF8String.fromString(report)))))
   }
 }

@@ -4,8 +4,9 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
-import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
+import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 import pysparkext.parquet.NarrowReadPacking
@@ -46,8 +47,8 @@ case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[N
   override protected def doExecuteColumnar(): RDD[ColumnarBatch] = {
     val (keep, fields) = (kept.toArray, leaves.map(l => (l.column, l.ordinals.toArray)).toArray)
     val scanned = child.executeColumnar()
-    val input = child.collectFirst { case s: FileSourceScanExec => s }
-      .fold(scanned)(NarrowReadPacking(scanned, _))
+    val input = child.collectFirst { case FileScan(_, relation, read, _) => (relation, read) }
+      .fold(scanned) { case (relation, read) => NarrowReadPacking(scanned, relation, read) }
     input.mapPartitions({ batches =>
       // A column missing from a file is one all-null vector whose fields are never filled, so a
       // field under it is served from a vector of nulls instead (one per field, reused).

@@ -2,12 +2,12 @@ package pysparkext.exec
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Expression, GetStructField, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GetStructField, NamedExpression}
 import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
-import org.apache.spark.sql.pysparkext.SparkInternals.StructFieldOf
+import org.apache.spark.sql.pysparkext.SparkInternals.{FileScan, StructFieldOf}
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 import pysparkext.parquet.{LeafColumnsParquetFormat, LeafColumnsReader, LeafPath, ParquetFormats}
@@ -51,8 +51,11 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
 
   // Builds whose struct vectors are not row-aligned are caught by SparkInternalsProbe, which
   // switches this rule off (SparkInternals.structVectorsRowAligned).
-  private def eligible(s: FileSourceScanExec): Boolean =
-    s.supportsColumnar && !s.bucketedScan && s.relation.fileFormat.isInstanceOf[ParquetFileFormat]
+  private def eligible(s: FileSourceScanExec): Boolean = s match {
+    case FileScan(_, relation, _, _) => s.supportsColumnar && !SparkInternals.isBucketedScan(s) &&
+      relation.fileFormat.isInstanceOf[ParquetFileFormat]
+    case _ => false
+  }
 
   /** A chain of struct field extractions from an attribute: (attribute, ordinals). */
   private def chain(e: Expression): Option[(Attribute, List[Int])] = e match {
@@ -71,7 +74,8 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       exprs: Seq[Expression]): Option[(SparkPlan, SparkPlan => SparkPlan)] = {
     val output = scan.output
     val types = scan.vectorTypes.getOrElse(return None)
-    val data = scan.requiredSchema.fieldNames.toSet
+    val FileScan(_, _, read, _) = scan
+    val data = read.fieldNames.toSet
     def root(a: Attribute): Int = {
       val i = output.indexWhere(_.exprId == a.exprId)
       if (i >= 0 && i < types.length && data.contains(a.name) &&
@@ -83,7 +87,7 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
     val leaves = mutable.LinkedHashMap.empty[(Int, List[Int]), NestedLeaf]
     exprs.foreach(_.foreach {
       case g: GetStructField => key(g).foreach(k => leaves.getOrElseUpdate(k, NestedLeaf(
-        AttributeReference(g.sql.replaceAll("[^A-Za-z0-9_.]", "_"), g.dataType, nullable = true)(),
+        SparkInternals.attribute(g.sql.replaceAll("[^A-Za-z0-9_.]", "_"), g.dataType, nullable = true),
         k._1, k._2)))
       case _ =>
     })
@@ -113,9 +117,9 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
       scan: FileSourceScanExec,
       kept: Seq[Int],
       leaves: Seq[NestedLeaf]): FileSourceScanExec = {
-    val schema = scan.requiredSchema
-    val format = scan.relation.fileFormat
-    val partitions = scan.relation.partitionSchema
+    val FileScan(_, relation, schema, _) = scan
+    val format = relation.fileFormat
+    val partitions = relation.partitionSchema
     val eligible = SparkInternalsProbe.on(ExtConf.LeafColumnsReader) &&
       ParquetFormats.readsAsSpark(format) &&
       scan.output.length == schema.length + partitions.length &&

@@ -3,9 +3,11 @@ package pysparkext.exec
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, Expression, NamedExpression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, Complete, Partial}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Complete, Partial}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.SparkInternals.AggregateExpressionOf
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 import pysparkext.variant.expressions.ShreddedVariantGet
@@ -47,15 +49,16 @@ object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
       val moved = mutable.LinkedHashMap.empty[Expression, Alias]
       agg.aggregateExpressions.foreach(_.aggregateFunction.children.foreach { input =>
         if (readsPath(input) && input.deterministic && !input.foldable) {
-          moved.getOrElseUpdate(input.canonicalized, Alias(input, "_variant_path")())
+          moved.getOrElseUpdate(input.canonicalized, SparkInternals.newAlias(input, "_variant_path"))
         }
       })
       if (moved.isEmpty) agg else rewriteOver(agg, moved)
   }
 
   private def evaluatesInputsPerRow(agg: BaseAggregateExec): Boolean =
-    agg.aggregateExpressions.nonEmpty && agg.aggregateExpressions.forall { e =>
-      (e.mode == Partial || e.mode == Complete) && e.filter.isEmpty && !e.isDistinct
+    agg.aggregateExpressions.nonEmpty && agg.aggregateExpressions.forall {
+      case AggregateExpressionOf(_, mode, distinct, filter) =>
+        (mode == Partial || mode == Complete) && filter.isEmpty && !distinct
     }
 
   private def readsPath(e: Expression): Boolean = e.exists(_.isInstanceOf[ShreddedVariantGet])
@@ -78,8 +81,8 @@ object PathReadsBeforeAggregates extends GuardedPlanRule[SparkPlan] {
     val uses = aliases.flatMap(_.child.references).filter(definitions.contains)
     if (uses.exists(r => !definitions(r).deterministic)) return agg
     val newAgg = agg.transformExpressions {
-      case ae: AggregateExpression => ae.copy(aggregateFunction = ae.aggregateFunction
-        .withNewChildren(ae.aggregateFunction.children.map(c =>
+      case ae @ AggregateExpressionOf(function, _, _, _) => SparkInternals.withAggregateFunction(ae,
+        function.withNewChildren(function.children.map(c =>
           byInput.get(c.canonicalized).map(_.toAttribute).getOrElse(c)))
         .asInstanceOf[AggregateFunction])
     }.asInstanceOf[BaseAggregateExec]

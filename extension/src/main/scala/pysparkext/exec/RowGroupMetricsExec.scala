@@ -4,8 +4,9 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
-import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import pysparkext.parquet.RowGroupCountingParquetFormat
@@ -39,7 +40,7 @@ case class RowGroupMetricsExec(child: SparkPlan) extends UnaryExecNode {
 
 object RowGroupMetricsExec {
   def countersOf(plan: SparkPlan): Option[RowGroupCountingParquetFormat] = plan match {
-    case s: FileSourceScanExec => s.relation.fileFormat match {
+    case FileScan(_, relation, _, _) => relation.fileFormat match {
       case f: RowGroupCountingParquetFormat => Some(f)
       case _ => None
     }

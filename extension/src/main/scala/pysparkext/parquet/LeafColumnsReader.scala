@@ -13,8 +13,8 @@ import org.apache.parquet.schema.{GroupType, MessageType, Type}
 import org.apache.hadoop.conf.Configuration
 
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile, VariantMetadata}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFooterReader, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.VectorizedColumnReader
 import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector, OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.sources.Filter
@@ -124,8 +124,7 @@ object LeafColumnsReader {
       rebaseModes: (String, String),
       capacity: Int): Option[LeafColumnsReader] = {
     val inputFile = HadoopInputFile.fromPath(file.toPath, conf)
-    val footer = ParquetFooterReader.readFooter(inputFile,
-      ParquetFooterReader.buildFilter(conf, file, false))
+    val footer = ParquetFooters.readSplit(inputFile, file, conf)
     val meta = footer.getFileMetaData
     val fileSchema = meta.getSchema
     val found = leaves.map(l => column(fileSchema, l.names(schema), settings.caseSensitive))
@@ -202,7 +201,7 @@ final case class LeafPath(column: Int, ordinals: Seq[Int]) {
    */
   def stored(schema: StructType): Boolean =
     ordinals.foldLeft(Option(schema(column).dataType)) {
-      case (Some(s: StructType), o) if o < s.length && !VariantMetadata.isVariantStruct(s) =>
+      case (Some(s: StructType), o) if o < s.length && !SparkInternals.isVariantStruct(s) =>
         Some(s(o).dataType)
       case _ => None
     }.isDefined

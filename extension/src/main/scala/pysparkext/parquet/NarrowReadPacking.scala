@@ -11,8 +11,7 @@ import org.apache.hadoop.fs.Path
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.rdd.{PartitionCoalescer, PartitionGroup, RDD}
-import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.{FilePartition, HadoopFsRelation, PartitionedFile}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.StructType
@@ -38,10 +37,11 @@ object NarrowReadPacking extends Logging {
   private val NarrowShare = 0.5
   private val SampledFiles = 3
 
-  def apply[T: ClassTag](rdd: RDD[T], scan: FileSourceScanExec): RDD[T] = {
+  /** `rdd`, the splits of a scan of `relation` that reads `requiredSchema`, packed if narrow. */
+  def apply[T: ClassTag](rdd: RDD[T], relation: HadoopFsRelation, requiredSchema: StructType): RDD[T] = {
     if (!ExtConf.PackNarrowReads.get) return rdd
     val splits = rdd.partitions
-    val session = scan.relation.sparkSession
+    val session = relation.sparkSession
     val sql = session.sessionState.conf
     // As Spark's FilePartition.maxSplitBytes reads it (its own accessor is private to Spark).
     val minPartitions = sql.filesMinPartitionNum.getOrElse(sql.getConf(
@@ -49,7 +49,7 @@ object NarrowReadPacking extends Logging {
     if (splits.length <= minPartitions ||
         !splits.forall(_.isInstanceOf[FilePartition])) return rdd
     val files = splits.map(_.asInstanceOf[FilePartition].files)
-    val share = readShare(files.flatten.toSeq, scan).getOrElse(return rdd)
+    val share = readShare(files.flatten.toSeq, relation, requiredSchema).getOrElse(return rdd)
     if (share > NarrowShare) return rdd
     val openCost = sql.filesOpenCostInBytes
     val estimated = files.map(_.map(f => (f.length * share).toLong + openCost).sum)
@@ -60,7 +60,7 @@ object NarrowReadPacking extends Logging {
     val waves = math.ceil(total.toDouble / maxSplit / minPartitions).toInt.max(1)
     val groups = contiguous(estimated, waves * minPartitions)
     if (groups.length >= splits.length) return rdd
-    logInfo(s"Scan of ${scan.relation.location.rootPaths.mkString(", ")} reads about " +
+    logInfo(s"Scan of ${relation.location.rootPaths.mkString(", ")} reads about " +
       f"${share * 100}%.1f%% of its files: ${splits.length} splits packed into ${groups.length} tasks")
     rdd.coalesce(groups.length, shuffle = false, Some(new SplitGroups(groups)))
   }
@@ -89,14 +89,17 @@ object NarrowReadPacking extends Logging {
    * The largest share of a sampled file's bytes in the column chunks under the scan's required
    * columns, or None if a footer cannot be read (then Spark's splits stand).
    */
-  private def readShare(files: Seq[PartitionedFile], scan: FileSourceScanExec): Option[Double] = {
+  private def readShare(
+      files: Seq[PartitionedFile],
+      relation: HadoopFsRelation,
+      requiredSchema: StructType): Option[Double] = {
     val byPath = files.distinctBy(_.filePath.toString).toIndexedSeq
     if (byPath.isEmpty) return None
     val sample = (0 until SampledFiles).map(i => byPath(i * (byPath.length - 1) / (SampledFiles - 1).max(1)))
       .distinct
-    val conf = scan.relation.sparkSession.sessionState.newHadoopConfWithOptions(scan.relation.options)
-    val caseSensitive = scan.relation.sparkSession.sessionState.conf.caseSensitiveAnalysis
-    val wanted = prefixes(scan.requiredSchema).map(normalise(_, caseSensitive))
+    val conf = relation.sparkSession.sessionState.newHadoopConfWithOptions(relation.options)
+    val caseSensitive = relation.sparkSession.sessionState.conf.caseSensitiveAnalysis
+    val wanted = prefixes(requiredSchema).map(normalise(_, caseSensitive))
     try {
       Some(sample.map { f =>
         val read = columnBytes(f, conf).collect {

@@ -7,7 +7,7 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopInputFile
 
 import org.apache.spark.sql.execution.datasources.PartitionedFile
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFooterReader
+import org.apache.spark.sql.pysparkext.SparkInternals
 
 /**
  * Reads Parquet footers, and holds the one cache of facts derived from them. Footers themselves
@@ -38,10 +38,10 @@ object ParquetFooters {
 
   /** A file's whole footer, row groups included. */
   def read(status: FileStatus, conf: Configuration): ParquetMetadata =
-    ParquetFooterReader.readFooter(HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.NO_FILTER)
+    SparkInternals.readFooter(HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.NO_FILTER)
 
   def read(path: Path, conf: Configuration): ParquetMetadata =
-    ParquetFooterReader.readFooter(HadoopInputFile.fromPath(path, conf), ParquetMetadataConverter.NO_FILTER)
+    SparkInternals.readFooter(HadoopInputFile.fromPath(path, conf), ParquetMetadataConverter.NO_FILTER)
 
   /** Full footers (row groups included) of Parquet files, read once per report. */
   def read(files: Seq[String], conf: Configuration): Seq[ParquetMetadata] =
@@ -49,6 +49,9 @@ object ParquetFooters {
 
   /** A split's footer: only the row groups that start inside the split, as Spark's reader reads it. */
   def readSplit(file: PartitionedFile, conf: Configuration): ParquetMetadata =
-    ParquetFooterReader.readFooter(HadoopInputFile.fromPath(file.toPath, conf),
-      ParquetFooterReader.buildFilter(conf, file, false))
+    readSplit(HadoopInputFile.fromPath(file.toPath, conf), file, conf)
+
+  /** The same, from `input`, the split's file already opened as an input (a reader reuses it). */
+  def readSplit(input: HadoopInputFile, file: PartitionedFile, conf: Configuration): ParquetMetadata =
+    SparkInternals.readFooter(input, SparkInternals.splitFooterFilter(conf, file))
 }

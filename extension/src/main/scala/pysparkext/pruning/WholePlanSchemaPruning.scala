@@ -2,6 +2,7 @@ package pysparkext.pruning
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.pysparkext.SparkInternals
 
 import pysparkext.{ExtConf, GuardedRule}
 
@@ -99,11 +100,11 @@ final case class PrunedScan(original: PrunableScan, relation: LogicalPlan,
    */
   def rewriteNamed(ne: NamedExpression): NamedExpression = ne match {
     case a: Alias =>
-      Alias(exactly(rewriter(a.child), a.child.dataType), a.name)(a.exprId, a.qualifier,
-        a.explicitMetadata, a.nonInheritableMetadataKeys)
+      SparkInternals.withAliasChild(a, exactly(rewriter(a.child), a.child.dataType))
     case a: AttributeReference =>
       val r = rewriter(a)
-      if (r eq a) a else Alias(exactly(r, a.dataType), a.name)(a.exprId, a.qualifier, Some(a.metadata))
+      if (r eq a) a else SparkInternals.alias(exactly(r, a.dataType), a.name, a.exprId, a.qualifier,
+        Some(a.metadata))
     case other => other
   }
 
@@ -128,7 +129,7 @@ object PrunedScan {
 
     val newOutput = scan.output.map { a =>
       prunedTypes.get(a.exprId).fold(a) { t =>
-        AttributeReference(a.name, t, a.nullable, a.metadata)(qualifier = a.qualifier)
+        SparkInternals.attribute(a.name, t, a.nullable, a.metadata, qualifier = a.qualifier)
       }
     }
     val replaced = scan.output.zip(newOutput).collect {

@@ -1,13 +1,15 @@
 package pysparkext.report
 
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
+import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 import org.apache.spark.sql.types.StructType
 
 import pysparkext.ExtConf
@@ -39,19 +41,18 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
   }
 
   /** The data filters as Spark hands them to the file format (Parquet reaches nested fields). */
-  private def pushed(s: FileSourceScanExec): Seq[org.apache.spark.sql.sources.Filter] =
-    s.dataFilters.flatMap(SparkInternals.toSourceFilter)
+  private def pushed(dataFilters: Seq[Expression]): Seq[org.apache.spark.sql.sources.Filter] =
+    dataFilters.flatMap(SparkInternals.toSourceFilter)
 
   private type Describe = (Map[String, StructType], org.apache.hadoop.conf.Configuration) =>
     Map[String, Any]
 
   private def scanOf: PartialFunction[SparkPlan, Describe] = {
-    case s: FileSourceScanExec => (full, conf) =>
-      val name = tableName(s.tableIdentifier.map(_.unquotedString), s.relation)
-      val fullSchema = full.getOrElse(locationKey(s.relation), s.relation.dataSchema)
-      val read = s.requiredSchema
-      val files = s.relation.location.inputFiles.toSeq
-      val parquet = s.relation.fileFormat.isInstanceOf[ParquetFileFormat] && files.nonEmpty
+    case FileScan(s, relation, read, dataFilters) => (full, conf) =>
+      val name = tableName(SparkInternals.scanTableName(s), relation)
+      val fullSchema = full.getOrElse(locationKey(relation), relation.dataSchema)
+      val files = relation.location.inputFiles.toSeq
+      val parquet = relation.fileFormat.isInstanceOf[ParquetFileFormat] && files.nonEmpty
       val countRowGroups = parquet && files.length <= MaxRowGroupFiles &&
         SparkInternalsProbe.missingFor(ExtConf.RowGroupMetrics).isEmpty
       // One footer read per file serves both the byte estimate and the row-group count.
@@ -65,17 +66,17 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       }
       Map(
         "table" -> name,
-        "format" -> s.relation.fileFormat.toString,
+        "format" -> relation.fileFormat.toString,
         "full_schema" -> fullSchema.catalogString,
         "read_schema" -> read.catalogString,
         "full_leaves" -> Need.leafCount(fullSchema),
         "read_leaves" -> Need.leafCount(read),
         "bytes_read" -> bytes.map(_._1),
         "bytes_full" -> bytes.map(_._2),
-        "pushed_filters" -> s.dataFilters.map(_.sql),
-        "parquet_filters" -> pushed(s).map(_.toString),
+        "pushed_filters" -> dataFilters.map(_.sql),
+        "parquet_filters" -> pushed(dataFilters).map(_.toString),
         "files" -> files.length) ++ (if (!countRowGroups) Map.empty[String, Any] else {
-          val (total, kept) = RowGroups.count(footers, pushed(s))
+          val (total, kept) = RowGroups.count(footers, pushed(dataFilters))
           Map[String, Any]("row_groups" -> total, "row_groups_read" -> kept,
             "row_groups_skipped" -> (total - kept))
         }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value) ++

@@ -3,7 +3,7 @@ package pysparkext.variant.rules
 import org.apache.hadoop.fs.{FileStatus, Path}
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.NamedExpression
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
@@ -14,7 +14,7 @@ import pysparkext.{ExtConf, GuardedRule}
 import pysparkext.parquet.{FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
-import pysparkext.variant.layout.{DraftLayout, LayoutMarks, SpecLayout}
+import pysparkext.variant.layout.{DraftLayout, LayoutMarks, PerFileTypes, SpecLayout}
 
 /**
  * Presents shredded variant columns of Parquet relations, in the seed's draft layout or the
@@ -205,7 +205,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def mergeAll(a: Seq[Stored], b: Seq[Stored]): Option[Seq[Stored]] = {
     val merged: Seq[Option[Stored]] = a.zip(b).map {
       case (Shredded(x), Shredded(y)) =>
-        DraftLayout.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
+        PerFileTypes.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
       case (Absent, y) => Some(y)
       case (x, Absent) => Some(x)
       case (ReadBySpark, ReadBySpark) => Some(ReadBySpark)
@@ -243,14 +243,14 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     val relation = SparkInternals.withFiles(fs, location, dataSchema, format,
       if (files.isEmpty) fs.bucketSpec else None, session)
     val output = r.output.map { a =>
-      draftType(a.name).map(t => AttributeReference(a.name, t, nullable = true,
-        LayoutMarks.mark(StructField(a.name, t)).metadata)(qualifier = a.qualifier))
+      draftType(a.name).map(t => SparkInternals.attribute(a.name, t, nullable = true,
+        LayoutMarks.mark(StructField(a.name, t)).metadata, qualifier = a.qualifier))
         .getOrElse(if (g == 0) a else a.newInstance())
     }
     val columns = r.output.zip(output).map { case (orig, read) =>
       draftType(orig.name) match {
         case Some(_) =>
-          Alias(ReconstructShreddedVariant(read, label(table, orig.name)), orig.name)(
+          SparkInternals.alias(ReconstructShreddedVariant(read, label(table, orig.name)), orig.name,
             exprId = if (g == 0) orig.exprId else NamedExpression.newExprId,
             qualifier = orig.qualifier)
         case None => read

@@ -3,7 +3,7 @@ package pysparkext.variant.rules
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Count}
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.optimizer.{CollapseProject, ColumnPruning, RemoveNoopOperators}
 import org.apache.spark.sql.catalyst.plans.{Cross, ExistenceJoin, Inner, LeftAnti, LeftOuter, LeftSemi, RightOuter}
@@ -11,6 +11,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Generate,
   LogicalPlan, Offset, Project, RebalancePartitions, Repartition, RepartitionByExpression, Sample, Sort,
   SubqueryAlias, Union, Window}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.SparkInternals.{AggregateExpressionOf, CastOf, VariantGetOf}
 import org.apache.spark.sql.types.{BooleanType, VariantType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -91,12 +93,12 @@ object RewriteShreddedVariantPaths extends GuardedRule {
           case ShreddedSource(s, _) => If(ShreddedPaths.isPresent(s), Literal.TrueLiteral, Literal(null, BooleanType))
           case other => other
         })
-      case c @ Cast(VariantGet(ShreddedSource(s, col), Literal(p: UTF8String, _), VariantType, _, _),
+      case c @ CastOf(VariantGetOf(ShreddedSource(s, col), Literal(p: UTF8String, _), VariantType, _, _),
           to, _, mode) if to != VariantType =>
         ShreddedPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case c @ Cast(ShreddedSource(s, col), to, _, mode) if to != VariantType =>
+      case c @ CastOf(ShreddedSource(s, col), to, _, mode) if to != VariantType =>
         ShreddedPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case VariantGet(ShreddedSource(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
+      case VariantGetOf(ShreddedSource(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
         ShreddedPaths.get(s, col, p.toString, to, fail, zone(tz))
     }
   }
@@ -233,8 +235,8 @@ object RewriteShreddedVariantPaths extends GuardedRule {
       if (first.isDefinedAt(e) && e.deterministic) {
         if ((everyRow && always) || cannotFail(e)) found.getOrElseUpdate(e.canonicalized, e)
         else e match {
-          case g @ VariantGet(a: Attribute, p, to, _, tz) if isRebuilt(a) && to != VariantType =>
-            val variant = VariantGet(a, p, VariantType, failOnError = true, tz)
+          case g @ VariantGetOf(a: Attribute, p, to, _, tz) if isRebuilt(a) && to != VariantType =>
+            val variant = SparkInternals.variantGet(a, p, VariantType, failOnError = true, tz)
             found.getOrElseUpdate(variant.canonicalized, variant)
             deferred(e.canonicalized) = (variant.canonicalized, g)
           case _ =>
@@ -244,7 +246,7 @@ object RewriteShreddedVariantPaths extends GuardedRule {
         case c: ConditionalExpression => c.alwaysEvaluatedInputs
         case a: And => Seq(a.left)
         case o: Or => Seq(o.left)
-        case ae: AggregateExpression if ae.filter.isDefined => ae.filter.toSeq
+        case AggregateExpressionOf(_, _, _, filter @ Some(_)) => filter.toSeq
         case h: HigherOrderFunction => h.arguments
         case _ => e.children
       }
@@ -259,7 +261,7 @@ object RewriteShreddedVariantPaths extends GuardedRule {
           rebuiltIn(plan, c.output(u.output.indexWhere(_.exprId == id))).map(_._1).getOrElse(plan)
         }
       val rule = readsIn(j)
-      Project(c.output ++ reads.map(e => Alias(rule(e), "_variant_path")()), withStructs)
+      Project(c.output ++ reads.map(e => SparkInternals.newAlias(rule(e), "_variant_path")), withStructs)
     }
     val union = u.withNewChildren(newChildren).asInstanceOf[Union]
     val added = union.output.drop(u.output.length)
@@ -270,15 +272,15 @@ object RewriteShreddedVariantPaths extends GuardedRule {
       case e if columns.contains(e.canonicalized) => columns(e.canonicalized)
       case e if deferred.contains(e.canonicalized) =>
         val (variant, g) = deferred(e.canonicalized)
-        g.copy(child = columns(variant), path = Literal("$"))
+        SparkInternals.withVariantGetInput(g, columns(variant), Literal("$"))
     })
   }
 
   /** A read that raises no error whatever the row holds. */
   private def cannotFail(e: Expression): Boolean = e match {
     case _: IsNull | _: IsNotNull | _: Attribute => true
-    case VariantGet(_, _, to, failOnError, _) => to == VariantType || !failOnError
-    case Cast(child, _, _, EvalMode.TRY) => cannotFail(child)
+    case VariantGetOf(_, _, to, failOnError, _) => to == VariantType || !failOnError
+    case CastOf(child, _, _, EvalMode.TRY) => cannotFail(child)
     case _ => false
   }
 

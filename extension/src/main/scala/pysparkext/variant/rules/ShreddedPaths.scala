@@ -3,7 +3,9 @@ package pysparkext.variant.rules
 import scala.collection.mutable.ListBuffer
 
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.expressions.variant.{ArrayExtraction, ObjectExtraction, VariantGet, VariantPathSegment}
+import org.apache.spark.sql.catalyst.expressions.variant.{ArrayExtraction, ObjectExtraction, VariantPathSegment}
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.SparkInternals.{IfOf, StructFieldOf}
 import org.apache.spark.sql.types._
 
 import pysparkext.variant.codec.RawTypedValue
@@ -24,7 +26,7 @@ object ShreddedPaths {
       targetType: DataType,
       failOnError: Boolean,
       timeZoneId: Option[String]): Expression = {
-    val segments = VariantGet.getParsedPath(path, "variant_get").toSeq
+    val segments = SparkInternals.variantPath(path, "variant_get")
     val places = ListBuffer.empty[(Expression, Seq[VariantPathSegment])]
     var cur: Expression = root
     var complete = true
@@ -139,7 +141,7 @@ object ShreddedPaths {
     }
 
     def unapply(e: Expression): Option[Expression] = e match {
-      case If(IsNull(t), Literal(null, _), CreateNamedStruct(Seq(Literal(_, _), typed))) if t == typed =>
+      case IfOf(IsNull(t), Literal(null, _), CreateNamedStruct(Seq(Literal(_, _), typed))) if t == typed =>
         Some(typed)
       case _ => None
     }
@@ -154,15 +156,15 @@ object ShreddedPaths {
    */
   object LeafParts {
     def apply(level: StructType, typed: Expression, untyped: Expression): Expression = {
-      val parts = Seq(typed, untyped).sortBy { case GetStructField(_, ordinal, _) => ordinal }
+      val parts = Seq(typed, untyped).sortBy { case StructFieldOf(_, ordinal) => ordinal }
       val struct = CreateNamedStruct(parts.flatMap {
-        case g @ GetStructField(_, ordinal, _) => Seq(Literal(level(ordinal).name), g)
+        case g @ StructFieldOf(_, ordinal) => Seq(Literal(level(ordinal).name), g)
       })
       If(And(IsNull(typed), IsNull(untyped)), Literal(null, struct.dataType), struct)
     }
 
     def unapply(e: Expression): Option[(Expression, Expression)] = e match {
-      case If(And(IsNull(t), IsNull(u)), Literal(null, _), CreateNamedStruct(Seq(_, a, _, b)))
+      case IfOf(And(IsNull(t), IsNull(u)), Literal(null, _), CreateNamedStruct(Seq(_, a, _, b)))
           if Set(a, b) == Set(t, u) => Some(t -> u)
       case _ => None
     }

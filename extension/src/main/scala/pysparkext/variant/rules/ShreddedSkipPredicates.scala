@@ -2,7 +2,7 @@ package pysparkext.variant.rules
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LeafNode, LogicalPlan}
-import org.apache.spark.sql.pysparkext.SparkInternals.StructFieldOf
+import org.apache.spark.sql.pysparkext.SparkInternals.{IfOf, StructFieldOf}
 import org.apache.spark.sql.types._
 
 import pysparkext.{ExtConf, GuardedRule}
@@ -82,7 +82,7 @@ object ShreddedSkipPredicates extends GuardedRule {
 
   private object PathRead {
     def unapply(e: Expression): Option[Physical] = e match {
-      case If(_, _, g: ShreddedVariantGet) => physical(g)
+      case IfOf(_, _, g: ShreddedVariantGet) => physical(g)
       case g: ShreddedVariantGet => physical(g)
       case _ => None
     }

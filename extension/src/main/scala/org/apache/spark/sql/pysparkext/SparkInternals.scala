@@ -6,19 +6,24 @@ import org.apache.hadoop.fs.Path
 import org.apache.parquet.VersionParser.ParsedVersion
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.page.PageReadStore
+import org.apache.parquet.format.converter.ParquetMetadataConverter.MetadataFilter
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
+import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.sql.catalyst.catalog.{BucketSpec, CatalogTable}
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, GetStructField, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, EvalMode, ExprId, Expression, GetStructField, If, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
+import org.apache.spark.sql.catalyst.expressions.variant.{VariantGet, VariantPathSegment}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation, VariantMetadata}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation, PartitionedFile, VariantMetadata}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, Metadata, StructType}
 import org.apache.spark.types.variant.VariantBuilder
 
 /**
@@ -92,11 +97,38 @@ object SparkInternals {
   }
 
   /**
-   * A new alias of `child` as `name`, with a fresh id and nothing else carried over. `Alias`'s
-   * second parameter list (id, qualifier, metadata) is filled with its defaults here, so a change
-   * to that list meets the probe, not a task.
+   * An alias of `child` as `name`. `Alias`'s second parameter list (id, qualifier, metadata) is
+   * given here, by name and with `Alias`'s own defaults, so a change to that list meets the
+   * probe, not a task.
    */
-  def newAlias(child: Expression, name: String): Alias = Alias(child, name)()
+  def alias(
+      child: Expression,
+      name: String,
+      exprId: ExprId = NamedExpression.newExprId,
+      qualifier: Seq[String] = Seq.empty,
+      explicitMetadata: Option[Metadata] = None,
+      nonInheritableMetadataKeys: Seq[String] = Seq.empty): Alias =
+    Alias(child, name)(exprId, qualifier, explicitMetadata, nonInheritableMetadataKeys)
+
+  /** A new alias of `child` as `name`, with a fresh id and nothing else carried over. */
+  def newAlias(child: Expression, name: String): Alias = alias(child, name)
+
+  /** `a` over another child: its name, id, qualifier and metadata kept. */
+  def withAliasChild(a: Alias, child: Expression): Alias =
+    alias(child, a.name, a.exprId, a.qualifier, a.explicitMetadata, a.nonInheritableMetadataKeys)
+
+  /**
+   * A column reference. `AttributeReference`'s second parameter list (id, qualifier) is given
+   * here, by name and with its own defaults, as for [[alias]].
+   */
+  def attribute(
+      name: String,
+      dataType: DataType,
+      nullable: Boolean = true,
+      metadata: Metadata = Metadata.empty,
+      exprId: ExprId = NamedExpression.newExprId,
+      qualifier: Seq[String] = Seq.empty): AttributeReference =
+    AttributeReference(name, dataType, nullable, metadata)(exprId, qualifier)
 
   /** A struct field read: (struct, ordinal). By field, not by position. */
   object StructFieldOf {
@@ -105,6 +137,63 @@ object SparkInternals {
       case _ => None
     }
   }
+
+  /** A conditional: (predicate, value where it holds, value elsewhere). By field. */
+  object IfOf {
+    def unapply(e: Expression): Option[(Expression, Expression, Expression)] = e match {
+      case i: If => Some((i.predicate, i.trueValue, i.falseValue))
+      case _ => None
+    }
+  }
+
+  /**
+   * A cast: (child, target type, time zone, evaluation mode). By field, not by position: the
+   * fourth field (`evalMode`) replaced `ansiEnabled` in 3.4.
+   */
+  object CastOf {
+    def unapply(c: Cast): Option[(Expression, DataType, Option[String], EvalMode.Value)] =
+      Some((c.child, c.dataType, c.timeZoneId, c.evalMode))
+  }
+
+  /**
+   * A variant path read, `variant_get` and its kin: (variant, path, target type, whether a
+   * failed cast raises, time zone). By field, not by position.
+   */
+  object VariantGetOf {
+    def unapply(g: VariantGet): Option[(Expression, Expression, DataType, Boolean, Option[String])] =
+      Some((g.child, g.path, g.targetType, g.failOnError, g.timeZoneId))
+  }
+
+  /** `variant_get(child, path)` cast to `targetType`, raising on a failed cast or not. */
+  def variantGet(
+      child: Expression,
+      path: Expression,
+      targetType: DataType,
+      failOnError: Boolean,
+      timeZoneId: Option[String]): VariantGet =
+    VariantGet(child, path, targetType, failOnError, timeZoneId)
+
+  /** `g` reading `path` of another variant (its type, error mode and time zone kept). */
+  def withVariantGetInput(g: VariantGet, child: Expression, path: Expression): VariantGet =
+    g.copy(child = child, path = path)
+
+  /** A variant path (`$.a[1].b`) as Spark parses it; `function` names the caller in errors. */
+  def variantPath(path: String, function: String): Seq[VariantPathSegment] =
+    VariantGet.getParsedPath(path, function).toSeq
+
+  /**
+   * An aggregate function call: (function, mode, whether distinct, its FILTER clause). By field,
+   * not by position.
+   */
+  object AggregateExpressionOf {
+    def unapply(ae: AggregateExpression)
+        : Option[(AggregateFunction, AggregateMode, Boolean, Option[Expression])] =
+      Some((ae.aggregateFunction, ae.mode, ae.isDistinct, ae.filter))
+  }
+
+  /** `ae` calling `function` instead (its mode, distinctness, filter and result id kept). */
+  def withAggregateFunction(ae: AggregateExpression, function: AggregateFunction): AggregateExpression =
+    ae.copy(aggregateFunction = function)
 
   /** `fs` with another data schema (its other fields kept). */
   def withDataSchema(fs: HadoopFsRelation, dataSchema: StructType): HadoopFsRelation =
@@ -120,6 +209,25 @@ object SparkInternals {
       session: org.apache.spark.sql.SparkSession): HadoopFsRelation =
     fs.copy(location = location, dataSchema = dataSchema, fileFormat = fileFormat,
       bucketSpec = bucketSpec)(session)
+
+  /**
+   * A file scan: (scan node, relation, the schema it reads from the files, data filters). By
+   * field: the extension reads no other field of `FileSourceScanExec` but through here.
+   */
+  object FileScan {
+    def unapply(plan: org.apache.spark.sql.execution.SparkPlan)
+        : Option[(FileSourceScanExec, HadoopFsRelation, StructType, Seq[Expression])] = plan match {
+      case s: FileSourceScanExec => Some((s, s.relation, s.requiredSchema, s.dataFilters))
+      case _ => None
+    }
+  }
+
+  /** Whether `scan` reads by buckets (its partitioning then follows the bucket columns). */
+  def isBucketedScan(scan: FileSourceScanExec): Boolean = scan.bucketedScan
+
+  /** The catalog table `scan` reads, if any, as its unquoted name. */
+  def scanTableName(scan: FileSourceScanExec): Option[String] =
+    scan.tableIdentifier.map(_.unquotedString)
 
   /** `scan` reading through `format` (its relation's and its own other fields kept). */
   def withFileFormat(scan: FileSourceScanExec, format: FileFormat): FileSourceScanExec =
@@ -198,6 +306,17 @@ object SparkInternals {
    * (its fields marked with `VariantMetadata`): it reads the variant's whole Parquet group.
    */
   def isVariantStruct(s: StructType): Boolean = VariantMetadata.isVariantStruct(s)
+
+  /** A Parquet file's footer, as Spark's reader reads it, cut by `filter`. */
+  def readFooter(file: HadoopInputFile, filter: MetadataFilter): ParquetMetadata =
+    ParquetFooterReader.readFooter(file, filter)
+
+  /**
+   * The footer filter of one file split, as Spark's Parquet reader builds it: only the row
+   * groups that start inside the split.
+   */
+  def splitFooterFilter(conf: org.apache.hadoop.conf.Configuration, file: PartitionedFile)
+      : MetadataFilter = ParquetFooterReader.buildFilter(conf, file, false)
 
   /** Whether a scan's vector type (`FileSourceScanExec.vectorTypes`) is Spark's on-heap vector. */
   def isOnHeapVector(vectorType: String): Boolean = vectorType == classOf[OnHeapColumnVector].getName

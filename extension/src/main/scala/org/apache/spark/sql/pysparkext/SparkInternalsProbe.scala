@@ -4,23 +4,28 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.VersionParser.ParsedVersion
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.page.PageReadStore
+import org.apache.parquet.format.converter.ParquetMetadataConverter.MetadataFilter
+import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, ExprId, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, ExprId, Expression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
+import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.sources.BaseRelation
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, Metadata, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import pysparkext.{ConfEntry, ExtConf}
@@ -77,6 +82,10 @@ object SparkInternalsProbe extends Logging {
         classOf[Seq[_]], classOf[StructType], classOf[Seq[_]], classOf[Option[_]],
         classOf[Option[_]], classOf[Seq[_]], classOf[Option[_]], java.lang.Boolean.TYPE,
         java.lang.Boolean.TYPE)),
+    Internal("FileSourceScanExec.relation, requiredSchema, dataFilters, bucketedScan, " +
+      "tableIdentifier", Seq(ExtConf.NestedLeavesAsColumns, ExtConf.RowGroupMetrics), () =>
+        Seq("relation", "requiredSchema", "dataFilters", "bucketedScan", "tableIdentifier")
+          .foreach(m => classOf[FileSourceScanExec].getMethod(m))),
     Internal("DataSourceV2Relation.copy(Table, Seq, Option, Option, CaseInsensitiveStringMap, " +
       "Option)", Seq(ExtConf.NestedSchemaPruning),
       method(classOf[DataSourceV2Relation], "copy", classOf[Table], classOf[Seq[_]],
@@ -86,6 +95,32 @@ object SparkInternalsProbe extends Logging {
       Seq(ExtConf.ShreddedVariant, ExtConf.NestedSchemaPruning, ExtConf.PathReadsBeforeAggregates),
       constructor(classOf[Alias], classOf[Expression], classOf[String], classOf[ExprId],
         classOf[Seq[_]], classOf[Option[_]], classOf[Seq[_]])),
+    Internal("AttributeReference(String, DataType, boolean, Metadata, ExprId, Seq)",
+      Seq(ExtConf.ShreddedVariant, ExtConf.NestedSchemaPruning, ExtConf.NestedLeavesAsColumns),
+      constructor(classOf[AttributeReference], classOf[String], classOf[DataType],
+        java.lang.Boolean.TYPE, classOf[Metadata], classOf[ExprId], classOf[Seq[_]])),
+    Internal("VariantGet(Expression, Expression, DataType, boolean, Option) and its copy",
+      Seq(ExtConf.ShreddedVariant), () => {
+        val params = Seq(classOf[Expression], classOf[Expression], classOf[DataType],
+          java.lang.Boolean.TYPE, classOf[Option[_]])
+        classOf[VariantGet].getConstructor(params: _*)
+        classOf[VariantGet].getMethod("copy", params: _*)
+      }),
+    Internal("VariantGet.getParsedPath(String, String)", Seq(ExtConf.ShreddedVariant),
+      method(classOf[VariantGet], "getParsedPath", classOf[String], classOf[String])),
+    Internal("AggregateExpression.copy(AggregateFunction, AggregateMode, boolean, Option, ExprId)",
+      Seq(ExtConf.PathReadsBeforeAggregates),
+      method(classOf[AggregateExpression], "copy", classOf[AggregateFunction],
+        classOf[AggregateMode], java.lang.Boolean.TYPE, classOf[Option[_]], classOf[ExprId])),
+    Internal("ParquetFooterReader.readFooter(HadoopInputFile, MetadataFilter)",
+      Seq(ExtConf.ShreddedVariant, ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader,
+        ExtConf.RowGroupMetrics),
+      method(classOf[ParquetFooterReader], "readFooter", classOf[HadoopInputFile],
+        classOf[MetadataFilter])),
+    Internal("ParquetFooterReader.buildFilter(Configuration, PartitionedFile, boolean)",
+      Seq(ExtConf.LeafColumnsReader, ExtConf.RowGroupMetrics),
+      method(classOf[ParquetFooterReader], "buildFilter", classOf[Configuration],
+        classOf[PartitionedFile], java.lang.Boolean.TYPE)),
     Internal("VariantMetadata.isVariantStruct(StructType)",
       Seq(ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader),
       () => SparkInternals.isVariantStruct(new StructType())),
