@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationComm
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, Metadata, MetadataBuilder, StructType, VariantType}
-import org.apache.spark.sql.pysparkext.SparkInternalsProbe
+import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 
 import pysparkext.ExtConf
 
@@ -72,7 +72,7 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
         val md = new MetadataBuilder().withMetadata(a.metadata)
           .withMetadata(SpecShreddingSchema.metadata(schema)).build()
         marked(a.exprId) = md
-        Alias(child, name)(a.exprId, a.qualifier, Some(md), a.nonInheritableMetadataKeys)
+        SparkInternals.alias(child, name, a.exprId, a.qualifier, Some(md), a.nonInheritableMetadataKeys)
     }
     if (marked.isEmpty) plan
     else aliased.transformAllExpressions {
@@ -87,8 +87,8 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
       // The option makes the new command differ from the old one: Spark's ParquetFileFormat
       // equals any ParquetFileFormat, ours included, so a copy that changed only the format
       // would count as unchanged and the transform would keep the old node.
-      cmd.copy(fileFormat = new SpecShreddingParquetFormat,
-        options = cmd.options + (WriterOption -> "true"))
+      SparkInternals.withWriteFormat(cmd, new SpecShreddingParquetFormat,
+        cmd.options + (WriterOption -> "true"))
   }
 
   /** Shown in the write's options (EXPLAIN): the spec-layout writer writes this command. */

@@ -4,7 +4,8 @@ import org.apache.hadoop.mapreduce.{Job, TaskAttemptContext}
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, ParquetOutputWriter}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -40,7 +41,7 @@ class SpecShreddingParquetFormat extends ParquetFileFormat {
         s"the data written (${dataSchema.catalogString}); nothing was written")
     val shredded = SpecShreddingSchema.writeSchema(dataSchema)
     val spark = super.prepareWrite(sparkSession, job, options, SpecShreddingSchema.strip(dataSchema))
-    job.getConfiguration.set(SpecShreddingParquetFormat.ShreddingSchemaKey, shredded.json)
+    SparkInternals.setWriteShreddingSchema(shredded, job.getConfiguration)
     new PlainParquetWriterFactory(spark)
   }
 
@@ -49,14 +50,9 @@ class SpecShreddingParquetFormat extends ParquetFileFormat {
   override def equals(other: Any): Boolean = other.isInstanceOf[SpecShreddingParquetFormat]
 }
 
-object SpecShreddingParquetFormat {
-  /** Where `ParquetWriteSupport.init` reads the shredding schema (its `SPARK_VARIANT_SHREDDING_SCHEMA`). */
-  val ShreddingSchemaKey = "org.apache.spark.sql.parquet.variant.shredding.attributes"
-}
-
 /** Spark's factory's file names, with a writer that never infers a shredding schema. */
 class PlainParquetWriterFactory(spark: OutputWriterFactory) extends OutputWriterFactory {
   override def getFileExtension(context: TaskAttemptContext): String = spark.getFileExtension(context)
   override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =
-    new ParquetOutputWriter(path, context)
+    SparkInternals.plainParquetOutputWriter(path, context)
 }

@@ -1,6 +1,6 @@
 package pysparkext.writer
 
-import org.apache.spark.sql.execution.datasources.parquet.SparkShreddingUtils
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types._
 
 /**
@@ -91,8 +91,7 @@ object SpecShreddingSchema {
       case Some(shredding) =>
         if (f.dataType != VariantType) throw new IllegalArgumentException(
           s"Cannot shred column `$name` in the Parquet spec layout: it is ${f.dataType.sql}, not VARIANT")
-        val struct = SparkShreddingUtils.addWriteShreddingMetadata(
-          SparkShreddingUtils.variantShreddingSchema(shredding, true, false))
+        val struct = SparkInternals.variantShreddingWriteStruct(shredding)
         f.copy(dataType = struct, metadata = md)
       case None => f.dataType match {
         case s: StructType => f.copy(dataType = writeSchema(s, s"$name."), metadata = md)

@@ -18,8 +18,8 @@ import org.apache.spark.sql.catalyst.expressions.variant.{VariantGet, VariantPat
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation, PartitionedFile, VariantMetadata}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation, OutputWriter, PartitionedFile, VariantMetadata}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, ParquetOutputWriter, ParquetWriteSupport, SparkShreddingUtils, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources
@@ -306,6 +306,31 @@ object SparkInternals {
    * (its fields marked with `VariantMetadata`): it reads the variant's whole Parquet group.
    */
   def isVariantStruct(s: StructType): Boolean = VariantMetadata.isVariantStruct(s)
+
+  /**
+   * The struct Spark's Parquet writer writes a VARIANT as, shredded by `shredding` (a shredding
+   * schema as Spark's confs spell it), marked so that `ParquetWriteSupport` shreds into it.
+   */
+  def variantShreddingWriteStruct(shredding: DataType): StructType =
+    SparkShreddingUtils.addWriteShreddingMetadata(
+      SparkShreddingUtils.variantShreddingSchema(shredding, true, false))
+
+  /** Sets, in a write job's conf, the shredding schema `ParquetWriteSupport` reads in each task. */
+  def setWriteShreddingSchema(schema: StructType, conf: org.apache.hadoop.conf.Configuration): Unit =
+    ParquetWriteSupport.setShreddingSchema(schema, conf)
+
+  /** `cmd` writing through `format`, with `options` (its other fields kept). */
+  def withWriteFormat(
+      cmd: InsertIntoHadoopFsRelationCommand,
+      format: FileFormat,
+      options: Map[String, String]): InsertIntoHadoopFsRelationCommand =
+    cmd.copy(fileFormat = format, options = options)
+
+  /** Spark's plain Parquet output writer: it shreds as the task's conf says and infers nothing. */
+  def plainParquetOutputWriter(
+      path: String,
+      context: org.apache.hadoop.mapreduce.TaskAttemptContext): OutputWriter =
+    new ParquetOutputWriter(path, context)
 
   /** A Parquet file's footer, as Spark's reader reads it, cut by `filter`. */
   def readFooter(file: HadoopInputFile, filter: MetadataFilter): ParquetMetadata =

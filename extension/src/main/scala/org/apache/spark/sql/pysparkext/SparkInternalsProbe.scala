@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
 import org.apache.parquet.VersionParser.ParsedVersion
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.page.PageReadStore
@@ -14,15 +15,16 @@ import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{SaveMode, SparkSession}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, ExprId, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation, PartitionedFile}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, ParquetOutputWriter, ParquetWriteSupport, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.sources.BaseRelation
 import org.apache.spark.sql.types.{DataType, Metadata, StructType}
@@ -124,6 +126,22 @@ object SparkInternalsProbe extends Logging {
     Internal("VariantMetadata.isVariantStruct(StructType)",
       Seq(ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader),
       () => SparkInternals.isVariantStruct(new StructType())),
+    Internal("SparkShreddingUtils.variantShreddingSchema(DataType, boolean, boolean) and " +
+      "addWriteShreddingMetadata(StructType)", Seq(ExtConf.SpecLayoutWriter),
+      () => SparkInternals.variantShreddingWriteStruct(org.apache.spark.sql.types.LongType)),
+    Internal("ParquetWriteSupport.setShreddingSchema(StructType, Configuration)",
+      Seq(ExtConf.SpecLayoutWriter),
+      method(classOf[ParquetWriteSupport], "setShreddingSchema", classOf[StructType],
+        classOf[Configuration])),
+    Internal("InsertIntoHadoopFsRelationCommand.copy(Path, Map, boolean, Seq, Option, FileFormat, " +
+      "Map, LogicalPlan, SaveMode, Option, Option, Seq)", Seq(ExtConf.SpecLayoutWriter),
+      method(classOf[InsertIntoHadoopFsRelationCommand], "copy", classOf[Path], classOf[Map[_, _]],
+        java.lang.Boolean.TYPE, classOf[Seq[_]], classOf[Option[_]], classOf[FileFormat],
+        classOf[Map[_, _]], classOf[LogicalPlan], classOf[SaveMode], classOf[Option[_]],
+        classOf[Option[_]], classOf[Seq[_]])),
+    Internal("ParquetOutputWriter(String, TaskAttemptContext)", Seq(ExtConf.SpecLayoutWriter),
+      constructor(classOf[ParquetOutputWriter], classOf[String],
+        classOf[org.apache.hadoop.mapreduce.TaskAttemptContext])),
     Internal("row-aligned struct vectors (WritableColumnVector without putStruct)",
       Seq(ExtConf.NestedLeavesAsColumns),
       () => require(SparkInternals.structVectorsRowAligned, "WritableColumnVector has putStruct")),
