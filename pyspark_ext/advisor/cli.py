@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         doc["spec_shredding_schema"] = recommendation.spec_schema
         doc["report"] = recommendation.report
         if args.write:
-            _write(spark, sample, args.column, recommendation.schema, recommendation.spec_schema,
+            _write(sample, args.column, recommendation.schema, recommendation.spec_schema,
                    args.layout, args.write)
             doc["written"] = {"path": args.write, "layout": args.layout}
     if args.format == "json":
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(spark: Any, sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
+def _write(sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
     if not draft:
         raise SystemExit("nothing to shred: no variant path of the workload has scalar values in the sample")
     from ..shredding import shred

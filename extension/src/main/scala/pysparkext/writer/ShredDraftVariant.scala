@@ -135,11 +135,17 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
 object ShredDraftVariant {
   /** Builder for the SQL function: the schema must be a constant string. */
   def build(args: Seq[Expression]): Expression = args match {
-    case Seq(v, schema) if schema.foldable && schema.dataType.isInstanceOf[StringType] =>
-      val ddl = Option(schema.eval()).map(_.toString).getOrElse(
-        throw new IllegalArgumentException("shred_variant: the shredding schema must not be null"))
-      ShredDraftVariant(v, ddl)
+    case Seq(v, schema) if constantString(schema) => ShredDraftVariant(v, schemaDdl(schema))
     case _ => throw new IllegalArgumentException(
       "shred_variant(variant, 'shredding schema') takes a VARIANT and a constant string")
   }
+
+  /** Whether `e` is a constant string, as the function's schema and layout arguments must be. */
+  private[writer] def constantString(e: Expression): Boolean =
+    e.foldable && e.dataType.isInstanceOf[StringType]
+
+  /** The shredding schema's DDL, from a constant string argument (never null). */
+  private[writer] def schemaDdl(schema: Expression): String =
+    Option(schema.eval()).map(_.toString).getOrElse(
+      throw new IllegalArgumentException("shred_variant: the shredding schema must not be null"))
 }

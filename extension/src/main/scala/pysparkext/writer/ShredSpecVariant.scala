@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.types.{DataType, StringType, VariantType}
+import org.apache.spark.sql.types.{DataType, VariantType}
 
 /**
  * `shred_variant(v, 'schema', 'spec')`: the VARIANT `v` itself, marked to be written in the
@@ -35,18 +35,16 @@ case class ShredSpecVariant(child: Expression, schema: DataType) extends UnaryEx
 /** The SQL function `shred_variant(v, 'schema' [, 'draft' | 'spec'])`: the draft layout by default. */
 object ShredVariantFunction {
   def build(args: Seq[Expression]): Expression = args match {
-    case Seq(v, schema) => ShredDraftVariant.build(args)
-    case Seq(v, schema, layout) if layout.foldable && layout.dataType.isInstanceOf[StringType] =>
+    case Seq(_, _) => ShredDraftVariant.build(args)
+    case Seq(v, schema, layout) if ShredDraftVariant.constantString(layout) =>
       Option(layout.eval()).map(_.toString.trim.toLowerCase(java.util.Locale.ROOT)) match {
         case Some("draft") => ShredDraftVariant.build(Seq(v, schema))
         case Some("spec") =>
-          if (!schema.foldable || !schema.dataType.isInstanceOf[StringType]) {
+          if (!ShredDraftVariant.constantString(schema)) {
             throw new IllegalArgumentException(
               "shred_variant(variant, 'shredding schema', 'spec'): the schema must be a constant string")
           }
-          val ddl = Option(schema.eval()).map(_.toString).getOrElse(throw new IllegalArgumentException(
-            "shred_variant: the shredding schema must not be null"))
-          ShredSpecVariant(v, SpecShreddingSchema.parse(v.sql, ddl))
+          ShredSpecVariant(v, SpecShreddingSchema.parse(v.sql, ShredDraftVariant.schemaDdl(schema)))
         case other => throw new IllegalArgumentException(
           s"shred_variant: layout must be 'draft' or 'spec', not ${other.map(o => s"'$o'").getOrElse("null")}")
       }

@@ -60,12 +60,15 @@ object SpecShreddingSchema {
     case _ => false
   }
 
-  /** `schema` without the marks: the row schema Spark records in the footer. */
-  def strip(schema: StructType): StructType = StructType(schema.fields.map { f =>
-    val md = if (f.metadata.contains(MetadataKey)) {
+  /** `f`'s metadata without its mark. */
+  private def unmarked(f: StructField): Metadata =
+    if (f.metadata.contains(MetadataKey)) {
       new MetadataBuilder().withMetadata(f.metadata).remove(MetadataKey).build()
     } else f.metadata
-    f.copy(dataType = stripType(f.dataType), metadata = md)
+
+  /** `schema` without the marks: the row schema Spark records in the footer. */
+  def strip(schema: StructType): StructType = StructType(schema.fields.map { f =>
+    f.copy(dataType = stripType(f.dataType), metadata = unmarked(f))
   })
 
   private def stripType(t: DataType): DataType = t match {
@@ -84,9 +87,7 @@ object SpecShreddingSchema {
    */
   def writeSchema(schema: StructType, prefix: String = ""): StructType = StructType(schema.fields.map { f =>
     val name = s"$prefix${f.name}"
-    val md = if (f.metadata.contains(MetadataKey)) {
-      new MetadataBuilder().withMetadata(f.metadata).remove(MetadataKey).build()
-    } else f.metadata
+    val md = unmarked(f)
     schemaOf(f) match {
       case Some(shredding) =>
         if (f.dataType != VariantType) throw new IllegalArgumentException(
