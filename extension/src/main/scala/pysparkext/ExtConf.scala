@@ -178,6 +178,16 @@ object ExtConf {
       VARIANT columns of such a write are written unshredded. `false`: a marked column is written
       as Spark writes any VARIANT.""")
 
+  val ColumnarSpecWriter: ConfEntry[Boolean] =
+    switch("spark.pyspark_ext.writer.columnar.enabled", default = true, """
+      With the spec-layout writer on (above), write each top-level shredded VARIANT column straight
+      into Parquet's column writers, leaf by leaf, instead of building a row per shredding level and
+      handing it to Parquet field by field. Values are shredded by Spark's own shredder either way, so
+      the files hold the same values in the same layout; the other columns are written by Spark's
+      Parquet writer as always. A file whose shredded column sits inside a struct, or whose typed
+      leaves the column writer does not handle, is written the row-by-row way. `false`: every file
+      is written the row-by-row way.""")
+
   val Strict: ConfEntry[Boolean] = switch("spark.pyspark_ext.strict", default = false, """
       `true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming
       itself and the cause, and the query runs on Spark's own plan.""")

@@ -11,6 +11,7 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.MessageType
 
+import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.catalog.{BucketSpec, CatalogTable}
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, EvalMode, ExprId, Expression, GetStructField, If, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
@@ -24,7 +25,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.types.{DataType, Metadata, StructType}
-import org.apache.spark.types.variant.VariantBuilder
+import org.apache.spark.types.variant.{VariantBuilder, VariantSchema}
 
 /**
  * The Spark APIs the extension needs that Spark keeps package-private, reaches only by
@@ -331,6 +332,47 @@ object SparkInternals {
       path: String,
       context: org.apache.hadoop.mapreduce.TaskAttemptContext): OutputWriter =
     new ParquetOutputWriter(path, context)
+
+  /** Spark's Parquet write support, as Spark's output writer makes it for each file. */
+  def parquetWriteSupport(): org.apache.parquet.hadoop.api.WriteSupport[InternalRow] =
+    new ParquetWriteSupport()
+
+  /** The task conf key of the row schema `ParquetWriteSupport` writes (StructType JSON). */
+  def parquetRowSchemaKey: String = ParquetWriteSupport.SPARK_ROW_SCHEMA
+
+  /** The task conf key of the shredding schema `ParquetWriteSupport` writes, when set. */
+  def parquetShreddingSchemaKey: String = ParquetWriteSupport.SPARK_VARIANT_SHREDDING_SCHEMA
+
+  /** Whether `s` is a struct Spark's Parquet writer shreds a VARIANT into. */
+  def isVariantShreddingStruct(s: StructType): Boolean = SparkShreddingUtils.isVariantShreddingStruct(s)
+
+  /** Spark's shredder's schema for a shredding struct (`variantShreddingWriteStruct`'s result). */
+  def buildVariantSchema(shreddingStruct: DataType): VariantSchema =
+    SparkShreddingUtils.buildVariantSchema(shreddingStruct)
+
+  /** A row that shows some fields of another, by ordinal, without copying them. */
+  type ProjectedRow = ProjectingInternalRow
+
+  def projectedRow(schema: StructType, ordinals: Seq[Int]): ProjectedRow =
+    ProjectingInternalRow(schema, ordinals.toIndexedSeq)
+
+  private lazy val consumerColumns: Option[java.lang.reflect.Field] = scala.util.Try {
+    val f = Class.forName("org.apache.parquet.io.MessageColumnIO$MessageColumnIORecordConsumer")
+      .getDeclaredField("columns")
+    f.setAccessible(true)
+    f
+  }.toOption
+
+  def parquetColumnStoreReachable: Boolean = consumerColumns.isDefined
+
+  /**
+   * The column writers under Parquet's record consumer (a Parquet, not Spark, internal: the
+   * consumer keeps its `ColumnWriteStore` private). None for any other consumer.
+   */
+  def parquetColumnStore(consumer: org.apache.parquet.io.api.RecordConsumer)
+      : Option[org.apache.parquet.column.ColumnWriteStore] =
+    consumerColumns.filter(_.getDeclaringClass.isInstance(consumer))
+      .map(_.get(consumer).asInstanceOf[org.apache.parquet.column.ColumnWriteStore])
 
   /** A Parquet file's footer, as Spark's reader reads it, cut by `filter`. */
   def readFooter(file: HadoopInputFile, filter: MetadataFilter): ParquetMetadata =

@@ -142,6 +142,18 @@ object SparkInternalsProbe extends Logging {
     Internal("ParquetOutputWriter(String, TaskAttemptContext)", Seq(ExtConf.SpecLayoutWriter),
       constructor(classOf[ParquetOutputWriter], classOf[String],
         classOf[org.apache.hadoop.mapreduce.TaskAttemptContext])),
+    Internal("ParquetWriteSupport() with SPARK_ROW_SCHEMA and SPARK_VARIANT_SHREDDING_SCHEMA",
+      Seq(ExtConf.ColumnarSpecWriter), () => {
+        SparkInternals.parquetWriteSupport()
+        require(SparkInternals.parquetRowSchemaKey != null && SparkInternals.parquetShreddingSchemaKey != null)
+      }),
+    Internal("SparkShreddingUtils.isVariantShreddingStruct(StructType) and buildVariantSchema(DataType)",
+      Seq(ExtConf.ColumnarSpecWriter), () => SparkInternals.buildVariantSchema(
+        SparkInternals.variantShreddingWriteStruct(org.apache.spark.sql.types.LongType))),
+    Internal("ProjectingInternalRow(StructType, IndexedSeq)", Seq(ExtConf.ColumnarSpecWriter),
+      () => SparkInternals.projectedRow(new StructType(), Nil)),
+    Internal("Parquet MessageColumnIORecordConsumer.columns", Seq(ExtConf.ColumnarSpecWriter),
+      () => require(SparkInternals.parquetColumnStoreReachable, "no such field")),
     Internal("row-aligned struct vectors (WritableColumnVector without putStruct)",
       Seq(ExtConf.NestedLeavesAsColumns),
       () => require(SparkInternals.structVectorsRowAligned, "WritableColumnVector has putStruct")),

@@ -1,0 +1,173 @@
+package pysparkext.writer
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.parquet.column.{ColumnDescriptor, ColumnWriteStore}
+import org.apache.parquet.hadoop.api.WriteSupport
+import org.apache.parquet.hadoop.api.WriteSupport.{FinalizedWriteContext, WriteContext}
+import org.apache.parquet.io.ColumnIOFactory
+import org.apache.parquet.io.api.RecordConsumer
+import org.apache.parquet.schema.MessageType
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.types.variant.{Variant, VariantSchema, VariantShreddingWriter}
+
+/**
+ * The spec-layout writer's Parquet write support: Spark's own `ParquetWriteSupport` decides the
+ * file (its schema, its footer metadata, and every column but the top-level shredded ones), and
+ * each top-level VARIANT column with a shredding schema is written column by column
+ * ([[ShreddedLeafWriters]]).
+ *
+ * Why: Spark's path shreds a value into an `InternalRow` per level and writes it field by field
+ * through Parquet's `RecordConsumer`, which tracks at every level which fields were written; for
+ * a schema of some twenty leaves that is about a fifth of a write. The values are shredded by the
+ * same code as Spark's (`VariantShreddingWriter.castShredded`, with Spark's numeric rule), so the
+ * files hold what Spark's shredding writer writes with that schema, value for value.
+ *
+ * How it shares the file with Spark's support: Parquet builds one set of column writers for the
+ * file (a `ColumnWriteStore`) and hands the write support a record consumer over it. The shredded
+ * columns are written into those column writers directly. A second `ParquetWriteSupport`, set up
+ * for the other columns only (a VARIANT shredded inside a struct among them: Spark's support
+ * shreds it), writes them through a record consumer over the same store, whose end of message ends
+ * the row. Where this cannot apply (no top-level shredded column, a typed leaf the column writer
+ * does not handle, a record consumer that is not Parquet's own), Spark's support writes the whole
+ * file, as before, and that is logged. A file written column by column says so in its footer
+ * ([[FooterKey]]).
+ */
+class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
+  import ColumnarSpecWriteSupport._
+
+  private val spark = SparkInternals.parquetWriteSupport()
+  private var plan: Plan = _
+  private var columns: Array[Column] = _
+  private var rest: WriteSupport[InternalRow] = _
+  private var restConsumer: RecordConsumer = _
+  private var restRow: SparkInternals.ProjectedRow = _
+  private var store: ColumnWriteStore = _
+
+  override def getName: String = spark.getName
+
+  override def init(conf: Configuration): WriteContext = {
+    val context = spark.init(conf)
+    plan = ColumnarSpecWriteSupport.plan(conf, context.getSchema).orNull
+    if (plan != null && plan.rest.nonEmpty) {
+      val restConf = new Configuration(conf)
+      restConf.set(SparkInternals.parquetRowSchemaKey, StructType(plan.rest.map(_.row)).json)
+      restConf.set(SparkInternals.parquetShreddingSchemaKey, StructType(plan.rest.map(_.written)).json)
+      rest = SparkInternals.parquetWriteSupport()
+      plan = plan.copy(restSchema = rest.init(restConf).getSchema)
+    }
+    context
+  }
+
+  override def prepareForWrite(consumer: RecordConsumer): Unit = {
+    store = if (plan == null) null else SparkInternals.parquetColumnStore(consumer).orNull
+    if (store == null) {
+      if (plan != null) logWarning("pyspark-ext spec-layout writer: Parquet's record consumer " +
+        s"(${consumer.getClass.getName}) does not expose its column writers; Spark's write support " +
+        "writes this file row by row")
+      plan = null
+      spark.prepareForWrite(consumer)
+      return
+    }
+    columns = plan.shredded.map(c => Column(c.ordinal, c.schema,
+      ShreddedLeafWriters(plan.message, c.name, c.schema, store),
+      plan.message.getMaxDefinitionLevel(c.name))).toArray
+    if (rest != null) {
+      restConsumer = new ColumnIOFactory(false).getColumnIO(plan.restSchema).getRecordWriter(store)
+      rest.prepareForWrite(restConsumer)
+      restRow = SparkInternals.projectedRow(StructType(plan.rest.map(_.row)), plan.rest.map(_.ordinal))
+    }
+  }
+
+  override def write(row: InternalRow): Unit = {
+    if (plan == null) return spark.write(row)
+    var i = 0
+    while (i < columns.length) {
+      val c = columns(i)
+      if (row.isNullAt(c.ordinal)) c.writer.nulls(0, c.definition - 1)
+      else {
+        val v = row.getVariant(c.ordinal)
+        val shredded = VariantShreddingWriter.castShredded(
+          new Variant(v.getValue, v.getMetadata), c.schema, ShreddedValue)
+        c.writer.write(shredded.asInstanceOf[ShreddedValue], 0)
+      }
+      i += 1
+    }
+    if (rest != null) {
+      restRow.project(row)
+      rest.write(restRow) // its end of message ends the row in the shared store
+      // Parquet's consumer may hold back the nulls of whole groups until a later value; written
+      // now, none is left over when Parquet closes a row group after this row.
+      restConsumer.flush()
+    } else store.endRecord()
+  }
+
+  override def finalizeWrite(): FinalizedWriteContext = {
+    val spark = this.spark.finalizeWrite()
+    if (plan == null) spark
+    else new FinalizedWriteContext((spark.getExtraMetaData.asScala ++
+      Map(FooterKey -> plan.shredded.map(_.name).mkString(","))).asJava)
+  }
+}
+
+object ColumnarSpecWriteSupport extends Logging {
+  /** Footer key of a file written column by column: its value names the columns so written. */
+  val FooterKey = "pyspark_ext.columnarShreddedColumns"
+
+  final case class Shredded(name: String, ordinal: Int, schema: VariantSchema)
+  /** A column Spark's support writes: as the row schema has it, and as it is written. */
+  final case class Other(row: org.apache.spark.sql.types.StructField,
+                         written: org.apache.spark.sql.types.StructField, ordinal: Int)
+  final case class Column(ordinal: Int, schema: VariantSchema, writer: LevelWriter, definition: Int)
+
+  /** What one file's write does column by column, and the file's Parquet schema. */
+  final case class Plan(message: MessageType, shredded: Seq[Shredded], rest: Seq[Other],
+                        restSchema: MessageType = null)
+
+  private def struct(json: String): StructType = DataType.fromJson(json).asInstanceOf[StructType]
+
+  /** The plan for a task's conf, or None (logged) where Spark's support writes the file. */
+  def plan(conf: Configuration, message: MessageType): Option[Plan] = {
+    def no(reason: String): Option[Plan] = {
+      logInfo(s"pyspark-ext spec-layout writer: $reason; Spark's write support writes the file")
+      None
+    }
+    (Option(conf.get(SparkInternals.parquetRowSchemaKey)),
+      Option(conf.get(SparkInternals.parquetShreddingSchemaKey))) match {
+      case (Some(rowJson), Some(writtenJson)) =>
+        val (row, written) = (struct(rowJson), struct(writtenJson))
+        if (row.length != written.length) return no("the row and shredding schemas differ in width")
+        val (shredded, others) = written.fields.indices.partition(i => written(i).dataType match {
+          case s: StructType => SparkInternals.isVariantShreddingStruct(s)
+          case _ => false
+        })
+        if (shredded.isEmpty) return no("no top-level shredded column")
+        val columns = shredded.map(i =>
+          Shredded(written(i).name, i, SparkInternals.buildVariantSchema(written(i).dataType)))
+        try {
+          // Every leaf is checked before the file is written.
+          columns.foreach(c => ShreddedLeafWriters(message, c.name, c.schema, DryStore))
+          Some(Plan(message, columns, others.map(i => Other(row(i), written(i), i))))
+        } catch {
+          case u: ShreddedLeafWriters.Unsupported => no(u.getMessage)
+        }
+      case _ => no("no shredding schema in the task's conf")
+    }
+  }
+
+  /** A column store without columns: to check a schema before a file exists. */
+  private object DryStore extends ColumnWriteStore {
+    override def getColumnWriter(path: ColumnDescriptor) = null
+    override def flush(): Unit = ()
+    override def endRecord(): Unit = ()
+    override def getAllocatedSize: Long = 0
+    override def getBufferedSize: Long = 0
+    override def memUsageString(): String = ""
+    override def close(): Unit = ()
+  }
+}
