@@ -8,7 +8,9 @@ two files) are stored once unshredded; each writer then reads them and writes th
   (its test conf ``spark.sql.variant.forceShreddingSchemaForTest``: one VARIANT column, so its
   three-column limit does not bite);
 - ``spark_inferred``: Spark's writer inferring a schema per file (its default);
-- ``spec``: ``pyspark_ext.shred(df, "v", schema, layout="spec")``, the same schema;
+- ``spec``: ``pyspark_ext.shred(df, "v", schema, layout="spec")``, the same schema, written
+  column by column (``spark.pyspark_ext.writer.columnar.enabled``, the default);
+- ``spec_rows``: the same with that switch off: Spark's write support shreds row by row;
 - ``draft``: ``pyspark_ext.shred(df, "v", schema)``, the draft layout.
 
 Writers alternate (forward, then reverse order) after a warm-up round; medians of ``--repeat``
@@ -30,7 +32,8 @@ from pyspark_ext.variant_events import SHREDDING, json_sql
 
 from .datasets import _key
 
-WRITERS = ("unshredded", "spark_forced", "spark_inferred", "spec", "draft")
+WRITERS = ("unshredded", "spark_forced", "spark_inferred", "spec", "spec_rows", "draft")
+COLUMNAR = "spark.pyspark_ext.writer.columnar.enabled"
 
 
 def source(spark: SparkSession, rows: int, files: int = 2) -> str:
@@ -52,11 +55,15 @@ def writers(spark: SparkSession, src: str, out: Path) -> dict[str, Callable[[], 
                 variant.write.mode("overwrite").parquet(str(out / name))
         return write
 
-    def ours(name: str, layout: str) -> Callable[[], None]:
+    def ours(name: str, layout: str, columnar: bool = True) -> Callable[[], None]:
         def write() -> None:
             with spark_shredding(spark, False):  # ours ignores Spark's settings either way
-                pyspark_ext.shred(variant, "v", SHREDDING, layout=layout).write.mode("overwrite") \
-                    .parquet(str(out / name))
+                spark.conf.set(COLUMNAR, str(columnar).lower())
+                try:
+                    pyspark_ext.shred(variant, "v", SHREDDING, layout=layout).write \
+                        .mode("overwrite").parquet(str(out / name))
+                finally:
+                    spark.conf.unset(COLUMNAR)
         return write
 
     return {
@@ -64,6 +71,7 @@ def writers(spark: SparkSession, src: str, out: Path) -> dict[str, Callable[[], 
         "spark_forced": spark_writer("spark_forced", True, SHREDDING),
         "spark_inferred": spark_writer("spark_inferred", True),
         "spec": ours("spec", "spec"),
+        "spec_rows": ours("spec_rows", "spec", columnar=False),
         "draft": ours("draft", "draft"),
     }
 
