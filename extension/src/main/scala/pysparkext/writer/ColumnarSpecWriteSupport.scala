@@ -14,7 +14,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.{DataType, StructType}
-import org.apache.spark.types.variant.{Variant, VariantSchema, VariantShreddingWriter}
+import org.apache.spark.types.variant.VariantSchema
 
 /**
  * The spec-layout writer's Parquet write support: Spark's own `ParquetWriteSupport` decides the
@@ -24,9 +24,9 @@ import org.apache.spark.types.variant.{Variant, VariantSchema, VariantShreddingW
  *
  * Why: Spark's path shreds a value into an `InternalRow` per level and writes it field by field
  * through Parquet's `RecordConsumer`, which tracks at every level which fields were written; for
- * a schema of some twenty leaves that is about a fifth of a write. The values are shredded by the
- * same code as Spark's (`VariantShreddingWriter.castShredded`, with Spark's numeric rule), so the
- * files hold what Spark's shredding writer writes with that schema, value for value.
+ * a schema of some twenty leaves that is about a fifth of a write. The values are shredded by
+ * Spark's rules ([[SpecShredder]]), so the files hold what Spark's shredding writer writes with
+ * that schema, value for value.
  *
  * How it shares the file with Spark's support: Parquet builds one set of column writers for the
  * file (a `ColumnWriteStore`) and hands the write support a record consumer over it. The shredded
@@ -74,7 +74,7 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
       spark.prepareForWrite(consumer)
       return
     }
-    columns = plan.shredded.map(c => Column(c.ordinal, c.schema,
+    columns = plan.shredded.map(c => Column(c.ordinal, new SpecShredder(c.schema),
       ShreddedLeafWriters(plan.message, c.name, c.schema, store),
       plan.message.getMaxDefinitionLevel(c.name))).toArray
     if (rest != null) {
@@ -92,9 +92,7 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
       if (row.isNullAt(c.ordinal)) c.writer.nulls(0, c.definition - 1)
       else {
         val v = row.getVariant(c.ordinal)
-        val shredded = VariantShreddingWriter.castShredded(
-          new Variant(v.getValue, v.getMetadata), c.schema, ShreddedValue)
-        c.writer.write(shredded.asInstanceOf[ShreddedValue], 0)
+        c.writer.write(c.shredder.shred(v), 0)
       }
       i += 1
     }
@@ -123,7 +121,7 @@ object ColumnarSpecWriteSupport extends Logging {
   /** A column Spark's support writes: as the row schema has it, and as it is written. */
   final case class Other(row: org.apache.spark.sql.types.StructField,
                          written: org.apache.spark.sql.types.StructField, ordinal: Int)
-  final case class Column(ordinal: Int, schema: VariantSchema, writer: LevelWriter, definition: Int)
+  final case class Column(ordinal: Int, shredder: SpecShredder, writer: LevelWriter, definition: Int)
 
   /** What one file's write does column by column, and the file's Parquet schema. */
   final case class Plan(message: MessageType, shredded: Seq[Shredded], rest: Seq[Other],

@@ -9,8 +9,8 @@ import org.apache.spark.types.variant.VariantSchema
 
 /**
  * Writes a spec-layout shredded VARIANT column straight into Parquet's column writers, one leaf
- * at a time with its repetition and definition levels, from the [[ShreddedValue]] Spark's
- * shredder made of each row. Spark's own path builds an `InternalRow` per level and hands it, field
+ * at a time with its repetition and definition levels, from the [[ShreddedValue]] that
+ * [[SpecShredder]] made of each row. Spark's own path builds an `InternalRow` per level and hands it, field
  * by field, to Parquet's `RecordConsumer`, which tracks the fields written at every level to fill
  * in nulls; here each leaf's levels follow from the file's schema once, when the writer is built.
  *
@@ -106,7 +106,10 @@ object ShreddedLeafWriters {
         case (_: VariantSchema.DoubleType, DOUBLE) =>
           (w, x, r, d) => w.write(x.asInstanceOf[java.lang.Double].doubleValue, r, d)
         case (_: VariantSchema.StringType, BINARY) =>
-          (w, x, r, d) => w.write(Binary.fromString(x.asInstanceOf[String]), r, d)
+          (w, x, r, d) => w.write(x match {
+            case b: Binary => b
+            case s => Binary.fromString(s.asInstanceOf[String])
+          }, r, d)
         case (_: VariantSchema.BinaryType, BINARY) =>
           (w, x, r, d) => w.write(Binary.fromConstantByteArray(x.asInstanceOf[Array[Byte]]), r, d)
         case _ => unsupported
@@ -174,7 +177,7 @@ private[writer] final class ObjectWriter(fields: Array[LevelWriter], leaves: Arr
   def write(v: ShreddedValue, r: Int): Unit =
     if (v.fields != null) {
       var i = 0
-      while (i < fields.length) { fields(i).write(v.fields(i).asInstanceOf[ShreddedValue], r); i += 1 }
+      while (i < fields.length) { fields(i).write(v.fields(i), r); i += 1 }
     } else {
       var i = 0
       while (i < leaves.length) { leaves(i).writeNull(r, absent); i += 1 }
@@ -194,7 +197,7 @@ private[writer] final class ArrayWriter(
     } else {
       var j = 0
       while (j < items.length) {
-        element.write(items(j).asInstanceOf[ShreddedValue], if (j == 0) r else elementRepetition)
+        element.write(items(j), if (j == 0) r else elementRepetition)
         j += 1
       }
     }
