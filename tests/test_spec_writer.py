@@ -346,13 +346,18 @@ def _write_both_ways(source: DataFrame, tmp_path: Path) -> dict[bool, list[Path]
     (so that rows end row groups and pages mid-file), written column by column and row by row."""
     df = source.withColumn("g", F.expr(
         "IF(id % 4 = 0, NULL, named_struct('a', id, 'b', IF(id % 3 = 0, NULL, named_struct('c', id))))"))
+    # x: fields left to the residual hold objects, arrays of objects and scalars
+    df = df.withColumn("x", F.expr(
+        """parse_json('{"z": ' || id || ', "a": ' || (id % 5) || ', "b": {"c": 2, "d": {"e": [3, '
+           || '{"f": ' || id || '}]}}, "s": "t' || (id % 3) || '"}')"""))
     df = df.sortWithinPartitions("id")
     out = {}
     for columnar in (True, False):
         path = str(tmp_path / f"columnar_{columnar}")
         with confs(df.sparkSession, {COLUMNAR: str(columnar).lower()}):
-            marked = pyspark_ext.shred(pyspark_ext.shred(df, "v", V_SCHEMA, layout="spec"),
-                                       "w", W_SCHEMA, layout="spec")
+            marked = df
+            for column, schema in (("v", V_SCHEMA), ("w", W_SCHEMA), ("x", "a bigint")):
+                marked = pyspark_ext.shred(marked, column, schema, layout="spec")
             marked = marked.withColumn("s", F.struct(
                 F.col("s.x").alias("x"),
                 pyspark_ext.shred_column(F.col("s.nv"), NV_SCHEMA, layout="spec").alias("nv")))
@@ -369,7 +374,7 @@ def test_the_columnar_write_writes_what_the_row_by_row_write_writes(source: Data
     for columnar, rows in zip(files[True], files[False]):
         a, b = pq.ParquetFile(columnar), pq.ParquetFile(rows)
         # The top-level shredded columns went column by column; the one inside a struct did not.
-        assert a.metadata.metadata[FOOTER_KEY] == b"v,w"
+        assert a.metadata.metadata[FOOTER_KEY] == b"v,w,x"
         assert FOOTER_KEY not in b.metadata.metadata
         assert a.schema.equals(b.schema)
         assert a.metadata.num_row_groups == b.metadata.num_row_groups > 1

@@ -91,7 +91,8 @@ final class SpecShredder(schema: VariantSchema) {
             entries = new JArrayList[VariantBuilder.FieldEntry]()
           }
           entries.add(new VariantBuilder.FieldEntry(lookup.key(id), id, rest.getWritePos))
-          rest.appendVariant(new Variant(bytes(at), metadata))
+          // As is: its nested objects keep their ids in the value's own metadata.
+          rest.shallowAppendVariant(new Variant(bytes(at), metadata))
         }
         i += 1
       }
