@@ -18,6 +18,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import (ArrayType, DataType, StructType, VariantType,
@@ -25,6 +27,7 @@ from pyspark.sql.types import (ArrayType, DataType, StructType, VariantType,
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext.testing.data import SPEC_SCHEMAS, variant_json
 from tests.differential import ENABLED, confs
 
 pa = pytest.importorskip("pyarrow")
@@ -419,3 +422,26 @@ def test_bad_input_names_the_column(spark: SparkSession, source: DataFrame, colu
 def test_bad_layout(source: DataFrame) -> None:
     with pytest.raises(ValueError, match="layout"):
         pyspark_ext.shred(source, "v", "bigint", layout="iceberg")
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(seed=1, schema=SPEC_SCHEMAS[0])  # residual objects nested in user (user.extra)
+@given(seed=st.integers(0, 10**6), schema=st.sampled_from(
+    [s for s in SPEC_SCHEMAS if s not in (None, "inferred")] + ["variant", "array<bigint>", "id string"]))
+def test_property_the_columnar_write_equals_the_row_by_row_write(spark: SparkSession, tmp_path: Path,
+                                                                 seed: int, schema: str) -> None:
+    """Any mix of types (the fuzzer's events: numbers as ints, decimals, doubles and strings, objects
+    that are sometimes arrays, residual objects, SQL and JSON nulls), any schema: the same files."""
+    values = variant_json(300, seed)
+    df = spark.createDataFrame([(i, j) for i, j in enumerate(values)], "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v").coalesce(1)
+    tables = {}
+    for columnar in ("true", "false"):
+        out = str(tmp_path / f"p{seed}_{columnar}")
+        with confs(spark, {COLUMNAR: columnar}):
+            pyspark_ext.shred(df, "v", schema, layout="spec").write.mode("overwrite") \
+                .option("parquet.page.row.count.limit", 23).parquet(out)
+        (f,) = _files(out)
+        tables[columnar] = pq.read_table(f)
+    assert tables["true"].equals(tables["false"])
