@@ -32,8 +32,11 @@ final class SpecShredder(schema: VariantSchema) {
 
   def shred(v: VariantVal): ShreddedValue = {
     val m = v.getMetadata
-    if (metadata == null || !java.util.Arrays.equals(m, metadata)) generation += 1
-    metadata = m
+    // Equal metadata keeps the first row's array: Parquet's dictionary then finds it by identity.
+    if (metadata == null || !java.util.Arrays.equals(m, metadata)) {
+      generation += 1
+      metadata = m
+    }
     value = v.getValue
     cast(0, schema)
   }
