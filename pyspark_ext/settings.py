@@ -100,6 +100,16 @@ SPEC_LAYOUT_WRITER = Setting(
     "schema, in every file, whatever Spark's own `spark.sql.variant.*` write settings say; other "
     "VARIANT columns of such a write are written unshredded. `false`: a marked column is written "
     "as Spark writes any VARIANT.")
+COLUMNAR_SPEC_WRITER = Setting(
+    "spark.pyspark_ext.writer.columnar.enabled", "boolean", "true",
+    "With the spec-layout writer on (above), write each top-level VARIANT column it shreds "
+    "straight into Parquet's column writers, leaf by leaf, instead of building a row per "
+    "shredding level and handing it to Parquet field by field (a 1M-row write takes about 0.6x "
+    "the time). Values are shredded by Spark's shredding rules either way, so the files hold "
+    "the same values in the same layout; the other columns, and a shredded VARIANT inside a "
+    "struct, are written by Spark's Parquet writer as always. A file whose typed leaves the "
+    "column writer does not handle is written the row-by-row way. `false`: every file is "
+    "written the row-by-row way.")
 STRICT = Setting(
     "spark.pyspark_ext.strict", "boolean", "false",
     "`true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming"
@@ -116,7 +126,7 @@ FAKE_MISSING_INTERNALS = Setting(
 ALL: tuple[Setting, ...] = (
     ENABLED, NESTED_SCHEMA_PRUNING, SHREDDED_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
     PATH_READS_BEFORE_AGGREGATES, ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS,
-    LEAF_COLUMNS_READER, PACK_NARROW_READS, SPEC_LAYOUT_WRITER, STRICT, FORCE_FAILURE, FAKE_MISSING_INTERNALS)
+    LEAF_COLUMNS_READER, PACK_NARROW_READS, SPEC_LAYOUT_WRITER, COLUMNAR_SPEC_WRITER, STRICT, FORCE_FAILURE, FAKE_MISSING_INTERNALS)
 
 
 def markdown_table(settings: tuple[Setting, ...] = ALL) -> str:
