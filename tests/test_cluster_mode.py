@@ -115,6 +115,11 @@ def test_writer_and_schema_inference_on_the_cluster(cluster, local):
         # every value written and read back equals its source value
         assert results[f"{layout}_writer_round_trip"]["rows_on"] == [f"({checks.ROWS},)"]
     assert results["draft_files_schema"] == local["draft_files_schema"] == "struct<rid:bigint,v:variant>"
+    # the spec-layout writer, column by column in the executors too, writes every value back
+    assert results["spec_ours_writer_round_trip"]["rows_on"] == [f"({checks.ROWS},)"]
+    ours = local["spec_ours_writer_round_trip"]
+    assert results["spec_ours_writer_round_trip"]["rows_on"] == ours["rows_on"] == ours["rows_off"]
+    assert results["spec_ours_columnar"] == local["spec_ours_columnar"] == ["v"]
     assert results["inferred_shredding_schema"] == local["inferred_shredding_schema"]
     assert "`user`: struct<`tier`: string>" in results["inferred_shredding_schema"]
 

@@ -101,6 +101,8 @@ def prepare(spark: SparkSession, base: str) -> None:
     with spark_shredding(spark, True, SPEC_SCHEMA):
         _write(src, f"{base}/spec")
         _write(src.where("rid < 500"), f"{base}/spec_mixed")
+    # The extension's own spec-layout writer (column by column), in the executors' JVMs too.
+    _write(pyspark_ext.shred(src, "v", SPEC_SCHEMA, layout="spec"), f"{base}/spec_ours")
     with spark_shredding(spark, True, SPEC_SCHEMA.replace("id: bigint", "id: string")):
         src.where("rid >= 500").orderBy("rid").coalesce(1).write.mode("append") \
             .parquet(f"{base}/spec_mixed")
@@ -110,9 +112,17 @@ def prepare(spark: SparkSession, base: str) -> None:
     spark.read.orc(f"{base}/events_orc").createOrReplaceTempView("events_orc")
     spark.read.schema("rid BIGINT, v VARIANT, p INT").parquet(f"{base}/draft_partitioned") \
         .createOrReplaceTempView("draft_partitioned")
-    for layout in ("draft", "spec", "spec_mixed"):
+    for layout in ("draft", "spec", "spec_mixed", "spec_ours"):
         spark.read.schema("rid BIGINT, v VARIANT").parquet(f"{base}/{layout}") \
             .createOrReplaceTempView(layout)
+
+
+def _columnar_columns(path: str) -> list[str]:
+    """Per file, the columns the spec-layout writer wrote column by column (its footer key)."""
+    import pyarrow.parquet as pq
+    from pathlib import Path
+    return [pq.ParquetFile(f).metadata.metadata.get(b"pyspark_ext.columnarShreddedColumns", b"").decode()
+            for f in sorted(Path(path).glob("*.parquet"))]
 
 
 def _stable(scan: dict[str, Any]) -> dict[str, Any]:
@@ -156,4 +166,7 @@ def run_checks(spark: SparkSession, base: str, stock: bool = True) -> dict[str, 
         results["inferred_shredding_schema"] = pyspark_ext.infer_shredding_schema(
             spark.table("source"), "v")
         results["draft_files_schema"] = spark.read.parquet(f"{base}/draft").schema.simpleString()
+        results["spec_ours_writer_round_trip"] = run_query(
+            spark, VARIANT["writer_round_trip"].format(t="spec_ours"), stock)
+        results["spec_ours_columnar"] = _columnar_columns(f"{base}/spec_ours")
     return results
