@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import pyspark_ext
 from pyspark_ext import adtech_data
@@ -161,6 +162,22 @@ def test_shred_and_inference_on_connect_dataframes(remote, classic, tables):
     shredded = pyspark_ext.shred(source.where("rid < 20"), "v", checks.DRAFT_SCHEMA)
     fields = {f.name: f.dataType.simpleString() for f in shredded.schema.fields}
     assert fields["v"].startswith("struct<untyped_value:binary,object:struct<id:struct<")
+
+
+def test_spec_layout_writer_over_connect(remote, tables):
+    # shred(..., layout="spec") on a Connect DataFrame: the server writes the given schema, column
+    # by column, and every value reads back
+    out = str(tables / "spec_ours")
+    checks._write(pyspark_ext.shred(remote.table("source"), "v", checks.SPEC_SCHEMA, layout="spec"), out)
+    (f,) = sorted(Path(out).glob("*.parquet"))
+    footer = pq.ParquetFile(f)
+    assert footer.metadata.metadata[b"pyspark_ext.columnarShreddedColumns"] == b"v"
+    typed = footer.schema_arrow.field("v").type.field("typed_value").type
+    assert sorted(typed.field(i).name for i in range(typed.num_fields)) == ["id", "name", "score", "user"]
+    remote.read.schema("rid BIGINT, v VARIANT").parquet(out).createOrReplaceTempView("spec_ours")
+    same = ("SELECT count(*) FROM spec_ours d JOIN source s ON d.rid = s.rid "
+            "WHERE to_json(d.v) = to_json(s.v)")
+    assert _rows(remote, same) == _rows(remote, same, enabled=False) == [f"({checks.ROWS},)"]
 
 
 def test_a_query_that_does_not_analyse_fails_with_spark_error(remote, tables):
