@@ -13,7 +13,7 @@ import org.apache.parquet.schema.MessageType
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.pysparkext.SparkInternals
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.{DataType, StructType, VariantType}
 import org.apache.spark.types.variant.VariantSchema
 
 /**
@@ -48,12 +48,16 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
   private var restConsumer: RecordConsumer = _
   private var restRow: SparkInternals.ProjectedRow = _
   private var store: ColumnWriteStore = _
+  private var drafts: Array[DraftColumn] = _
+  // Where the file is written row by row but has draft columns: they are shredded into rows first.
+  private var draftRows: InternalRow => InternalRow = _
 
   override def getName: String = spark.getName
 
   override def init(conf: Configuration): WriteContext = {
     val context = spark.init(conf)
     plan = ColumnarSpecWriteSupport.plan(conf, context.getSchema).orNull
+    draftRows = ColumnarSpecWriteSupport.draftRows(conf).orNull
     if (plan != null && plan.rest.nonEmpty) {
       val restConf = new Configuration(conf)
       restConf.set(SparkInternals.parquetRowSchemaKey, StructType(plan.rest.map(_.row)).json)
@@ -74,6 +78,8 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
       spark.prepareForWrite(consumer)
       return
     }
+    drafts = plan.drafts.map(d => DraftColumn(d.ordinal,
+      new DraftColumnWriter(plan.message, d.name, ShreddingSchema.parse(d.ddl), store))).toArray
     columns = plan.shredded.map(c => Column(c.ordinal, new SpecShredder(c.schema),
       ShreddedLeafWriters(plan.message, c.name, c.schema, store),
       plan.message.getMaxDefinitionLevel(c.name))).toArray
@@ -85,7 +91,13 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
   }
 
   override def write(row: InternalRow): Unit = {
-    if (plan == null) return spark.write(row)
+    if (plan == null) return spark.write(if (draftRows == null) row else draftRows(row))
+    var d = 0
+    while (d < drafts.length) {
+      val c = drafts(d)
+      if (row.isNullAt(c.ordinal)) c.writer.writeNull() else c.writer.write(row.getVariant(c.ordinal))
+      d += 1
+    }
     var i = 0
     while (i < columns.length) {
       val c = columns(i)
@@ -109,7 +121,7 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
     val spark = this.spark.finalizeWrite()
     if (plan == null) spark
     else new FinalizedWriteContext((spark.getExtraMetaData.asScala ++
-      Map(FooterKey -> plan.shredded.map(_.name).mkString(","))).asJava)
+      Map(FooterKey -> (plan.shredded.map(_.name) ++ plan.drafts.map(_.name)).mkString(","))).asJava)
   }
 }
 
@@ -117,22 +129,31 @@ object ColumnarSpecWriteSupport extends Logging {
   /** Footer key of a file written column by column: its value names the columns so written. */
   val FooterKey = "pyspark_ext.columnarShreddedColumns"
 
+  /** The conf key of the top-level columns to write in the draft layout (a struct's JSON, marked). */
+  val DraftColumnsKey = "pyspark_ext.writer.draftColumns"
+
   final case class Shredded(name: String, ordinal: Int, schema: VariantSchema)
+  final case class Draft(name: String, ordinal: Int, ddl: String)
+  final case class DraftColumn(ordinal: Int, writer: DraftColumnWriter)
   /** A column Spark's support writes: as the row schema has it, and as it is written. */
   final case class Other(row: org.apache.spark.sql.types.StructField,
                          written: org.apache.spark.sql.types.StructField, ordinal: Int)
   final case class Column(ordinal: Int, shredder: SpecShredder, writer: LevelWriter, definition: Int)
 
   /** What one file's write does column by column, and the file's Parquet schema. */
-  final case class Plan(message: MessageType, shredded: Seq[Shredded], rest: Seq[Other],
-                        restSchema: MessageType = null)
+  final case class Plan(message: MessageType, shredded: Seq[Shredded], drafts: Seq[Draft],
+                        rest: Seq[Other], restSchema: MessageType = null)
 
   private def struct(json: String): StructType = DataType.fromJson(json).asInstanceOf[StructType]
+
+  private def draftColumns(conf: Configuration): Seq[(String, String)] =
+    Option(conf.get(DraftColumnsKey)).map(json => SpecShreddingSchema.draftColumns(struct(json)))
+      .getOrElse(Nil)
 
   /** The plan for a task's conf, or None (logged) where Spark's support writes the file. */
   def plan(conf: Configuration, message: MessageType): Option[Plan] = {
     def no(reason: String): Option[Plan] = {
-      logInfo(s"pyspark-ext spec-layout writer: $reason; Spark's write support writes the file")
+      logInfo(s"pyspark-ext spec-layout writer: $reason; the file is written row by row")
       None
     }
     (Option(conf.get(SparkInternals.parquetRowSchemaKey)),
@@ -140,22 +161,51 @@ object ColumnarSpecWriteSupport extends Logging {
       case (Some(rowJson), Some(writtenJson)) =>
         val (row, written) = (struct(rowJson), struct(writtenJson))
         if (row.length != written.length) return no("the row and shredding schemas differ in width")
-        val (shredded, others) = written.fields.indices.partition(i => written(i).dataType match {
+        val draftDdl = draftColumns(conf).toMap
+        val drafts = row.fields.indices.filter(i => draftDdl.contains(row(i).name))
+          .map(i => Draft(row(i).name, i, draftDdl(row(i).name)))
+        val shredded = written.fields.indices.filter(i => written(i).dataType match {
           case s: StructType => SparkInternals.isVariantShreddingStruct(s)
           case _ => false
         })
-        if (shredded.isEmpty) return no("no top-level shredded column")
+        if (shredded.isEmpty && drafts.isEmpty) return no("no top-level shredded column")
         val columns = shredded.map(i =>
           Shredded(written(i).name, i, SparkInternals.buildVariantSchema(written(i).dataType)))
+        val others = row.fields.indices.filterNot(i => shredded.contains(i) || drafts.exists(_.ordinal == i))
         try {
           // Every leaf is checked before the file is written.
           columns.foreach(c => ShreddedLeafWriters(message, c.name, c.schema, DryStore))
-          Some(Plan(message, columns, others.map(i => Other(row(i), written(i), i))))
+          drafts.foreach(d => new DraftColumnWriter(message, d.name, ShreddingSchema.parse(d.ddl), null))
+          Some(Plan(message, columns, drafts, others.map(i => Other(row(i), written(i), i))))
         } catch {
           case u: ShreddedLeafWriters.Unsupported => no(u.getMessage)
         }
       case _ => no("no shredding schema in the task's conf")
     }
+  }
+
+  /**
+   * For a file written row by row: each draft column (a VARIANT in the rows) shredded into its
+   * draft struct by `shred_variant(v, 'schema')` itself, the row's other fields as they are.
+   * None when the write has no draft column.
+   */
+  def draftRows(conf: Configuration): Option[InternalRow => InternalRow] = {
+    val drafts = draftColumns(conf).toMap
+    val rowJson = conf.get(SparkInternals.parquetRowSchemaKey)
+    if (drafts.isEmpty || rowJson == null) return None
+    val row = struct(rowJson)
+    val fields = row.fields.zipWithIndex.map { case (f, i) =>
+      drafts.get(f.name) match {
+        case Some(ddl) =>
+          val shred = ShredDraftVariant(
+            org.apache.spark.sql.catalyst.expressions.BoundReference(i, VariantType, nullable = true), ddl)
+          (r: InternalRow) => shred.eval(r)
+        case None =>
+          val t = f.dataType
+          (r: InternalRow) => r.get(i, t)
+      }
+    }
+    Some(r => new org.apache.spark.sql.catalyst.expressions.GenericInternalRow(fields.map(_(r))))
   }
 
   /** A column store without columns: to check a schema before a file exists. */

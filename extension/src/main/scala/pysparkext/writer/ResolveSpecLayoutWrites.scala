@@ -1,7 +1,7 @@
 package pysparkext.writer
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, ExprId, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
@@ -83,12 +83,41 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
   private def writeThroughFormat(plan: LogicalPlan): LogicalPlan = plan.transformDown {
     case cmd: InsertIntoHadoopFsRelationCommand
         if cmd.fileFormat.getClass == classOf[ParquetFileFormat] &&
-          SpecShreddingSchema.hasSchemas(cmd.query.schema) =>
+          SpecShreddingSchema.hasSchemas(draftColumnsMarked(cmd.query).schema) =>
       // The option makes the new command differ from the old one: Spark's ParquetFileFormat
       // equals any ParquetFileFormat, ours included, so a copy that changed only the format
       // would count as unchanged and the transform would keep the old node.
       SparkInternals.withWriteFormat(cmd, new SpecShreddingParquetFormat,
-        cmd.options + (WriterOption -> "true"))
+        cmd.options + (WriterOption -> "true"), draftColumnsMarked(cmd.query))
+  }
+
+  /**
+   * With the column-by-column writer on, a write whose query ends in a projection of
+   * `shred_variant(v, 'schema') AS name` (the draft layout, `pyspark_ext.shred(df, column,
+   * schema)`) writes `v AS name` instead, marked with the schema ([[SpecShreddingSchema.DraftKey]]):
+   * the writer shreds it into the draft layout's columns as it writes, and gives the file the
+   * draft struct the expression would have made, so the file is the same. Anywhere else the
+   * expression stays and runs as before.
+   *
+   * {{{
+   * Before: InsertIntoHadoopFsRelationCommand parquet
+   *         +- Project [id, shred_variant(v, schema) AS v]
+   * After:  InsertIntoHadoopFsRelationCommand Parquet (spec-layout shredding)
+   *         +- Project [id, v AS v {pyspark_ext.draftShreddingSchema: schema}]
+   * }}}
+   */
+  private def draftColumnsMarked(query: LogicalPlan): LogicalPlan = query match {
+    case p @ Project(list, _) if ExtConf.ColumnarSpecWriter.get &&
+        SparkInternalsProbe.on(ExtConf.ColumnarSpecWriter) &&
+        list.exists { case Alias(_: ShredDraftVariant, _) => true; case _ => false } =>
+      p.copy(projectList = list.map {
+        case a @ Alias(ShredDraftVariant(child, ddl), name) if child.dataType == VariantType =>
+          val md = new MetadataBuilder().withMetadata(a.metadata)
+            .withMetadata(SpecShreddingSchema.draftMetadata(ddl)).build()
+          SparkInternals.alias(child, name, a.exprId, a.qualifier, Some(md), a.nonInheritableMetadataKeys)
+        case e => e
+      })
+    case other => other
   }
 
   /** Shown in the write's options (EXPLAIN): the spec-layout writer writes this command. */

@@ -122,7 +122,7 @@ object ShreddedLeafWriters {
     x.asInstanceOf[java.math.BigDecimal].unscaledValue
 
   /** Big-endian two's complement in exactly `width` bytes, as Parquet's FIXED_LEN_BYTE_ARRAY decimal. */
-  private def fixed(v: java.math.BigInteger, width: Int): Array[Byte] = {
+  private[writer] def fixed(v: java.math.BigInteger, width: Int): Array[Byte] = {
     val minimal = v.toByteArray
     if (minimal.length == width) minimal
     else {

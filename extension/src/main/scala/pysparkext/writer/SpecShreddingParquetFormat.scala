@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 import pysparkext.ExtConf
 
@@ -47,8 +47,14 @@ class SpecShreddingParquetFormat extends ParquetFileFormat {
     val shredded = SpecShreddingSchema.writeSchema(dataSchema)
     val spark = super.prepareWrite(sparkSession, job, options, SpecShreddingSchema.strip(dataSchema))
     SparkInternals.setWriteShreddingSchema(shredded, job.getConfiguration)
-    new PlainParquetWriterFactory(spark, columnar = ExtConf.ColumnarSpecWriter.get &&
-      SparkInternalsProbe.on(ExtConf.ColumnarSpecWriter))
+    val draft = SpecShreddingSchema.draftColumns(dataSchema)
+    job.getConfiguration.set(ColumnarSpecWriteSupport.DraftColumnsKey, StructType(draft.map {
+      case (name, ddl) => StructField(name, StringType, metadata = SpecShreddingSchema.draftMetadata(ddl))
+    }).json)
+    // Draft columns arrive as VARIANT: only the column-by-column support writes them (it shreds
+    // them itself even where it cannot write a file column by column).
+    new PlainParquetWriterFactory(spark, columnar = draft.nonEmpty || (ExtConf.ColumnarSpecWriter.get &&
+      SparkInternalsProbe.on(ExtConf.ColumnarSpecWriter)))
   }
 
   override def toString: String = "Parquet (spec-layout shredding)"

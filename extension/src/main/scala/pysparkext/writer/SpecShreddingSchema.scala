@@ -15,6 +15,25 @@ object SpecShreddingSchema {
   val MetadataKey = "pyspark_ext.variantShreddingSchema"
 
   /**
+   * A top-level VARIANT column to write in the draft layout, column by column: the draft
+   * writer's schema DDL. Only [[ResolveSpecLayoutWrites]] puts it there, on the column of a
+   * Parquet write that `shred_variant(v, 'schema')` made (see [[ColumnarSpecWriteSupport]]); the
+   * file, its footer and every reader see the draft struct, as if the expression had run.
+   */
+  val DraftKey = "pyspark_ext.draftShreddingSchema"
+
+  def draftMetadata(ddl: String): Metadata = new MetadataBuilder().putString(DraftKey, ddl).build()
+
+  /** The top-level columns marked for the draft layout: name and schema DDL. */
+  def draftColumns(schema: StructType): Seq[(String, String)] =
+    schema.fields.toSeq.collect { case f if f.metadata.contains(DraftKey) => f.name -> f.metadata.getString(DraftKey) }
+
+  private def draftStruct(f: StructField): StructField =
+    // As `shred_variant(v, 'schema')` is nullable, whatever `v` is.
+    f.copy(dataType = ShreddingSchema.draftType(ShreddingSchema.parse(f.metadata.getString(DraftKey))),
+      nullable = true, metadata = new MetadataBuilder().withMetadata(f.metadata).remove(DraftKey).build())
+
+  /**
    * Parses a shredding schema (the DDL of [[ShreddingSchema]]: `a bigint, b struct<c: string>`,
    * `struct<...>`, `array<...>`, a primitive, or `variant`) for `column`, checking that Parquet's
    * spec layout can hold it. Errors name the column and the path inside the schema.
@@ -50,7 +69,7 @@ object SpecShreddingSchema {
 
   /** True when a field of `schema` (at any depth of structs, arrays and maps) carries a schema. */
   def hasSchemas(schema: StructType): Boolean = schema.fields.exists { f =>
-    f.metadata.contains(MetadataKey) || inside(f.dataType)
+    f.metadata.contains(MetadataKey) || f.metadata.contains(DraftKey) || inside(f.dataType)
   }
 
   private def inside(t: DataType): Boolean = t match {
@@ -68,7 +87,8 @@ object SpecShreddingSchema {
 
   /** `schema` without the marks: the row schema Spark records in the footer. */
   def strip(schema: StructType): StructType = StructType(schema.fields.map { f =>
-    f.copy(dataType = stripType(f.dataType), metadata = unmarked(f))
+    if (f.metadata.contains(DraftKey)) draftStruct(f)
+    else f.copy(dataType = stripType(f.dataType), metadata = unmarked(f))
   })
 
   private def stripType(t: DataType): DataType = t match {
@@ -88,7 +108,7 @@ object SpecShreddingSchema {
   def writeSchema(schema: StructType, prefix: String = ""): StructType = StructType(schema.fields.map { f =>
     val name = s"$prefix${f.name}"
     val md = unmarked(f)
-    schemaOf(f) match {
+    if (f.metadata.contains(DraftKey)) draftStruct(f) else schemaOf(f) match {
       case Some(shredding) =>
         if (f.dataType != VariantType) throw new IllegalArgumentException(
           s"Cannot shred column `$name` in the Parquet spec layout: it is ${f.dataType.sql}, not VARIANT")

@@ -320,12 +320,13 @@ object SparkInternals {
   def setWriteShreddingSchema(schema: StructType, conf: org.apache.hadoop.conf.Configuration): Unit =
     ParquetWriteSupport.setShreddingSchema(schema, conf)
 
-  /** `cmd` writing through `format`, with `options` (its other fields kept). */
+  /** `cmd` writing `query` through `format`, with `options` (its other fields kept). */
   def withWriteFormat(
       cmd: InsertIntoHadoopFsRelationCommand,
       format: FileFormat,
-      options: Map[String, String]): InsertIntoHadoopFsRelationCommand =
-    cmd.copy(fileFormat = format, options = options)
+      options: Map[String, String],
+      query: LogicalPlan): InsertIntoHadoopFsRelationCommand =
+    cmd.copy(fileFormat = format, options = options, query = query)
 
   /** Spark's plain Parquet output writer: it shreds as the task's conf says and infers nothing. */
   def plainParquetOutputWriter(

@@ -1,0 +1,306 @@
+package pysparkext.writer
+
+import java.util.{ArrayList => JArrayList}
+
+import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
+import org.apache.parquet.io.api.Binary
+import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType}
+import org.apache.parquet.schema.LogicalTypeAnnotation.{TimeUnit, TimestampLogicalTypeAnnotation}
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+import org.apache.parquet.schema.Type.Repetition
+
+import org.apache.spark.sql.types._
+import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
+import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
+
+import pysparkext.variant.codec.{TypedValue, UntypedValue}
+import pysparkext.variant.layout.DraftLayout
+
+/**
+ * Writes one VARIANT column in the draft layout straight into Parquet's column writers, shredding
+ * each value as it goes, by the rules of [[ShredDraftVariant]] (`shred_variant(v, 'schema')`): a
+ * value is typed only when [[TypedValue.fromVariant]] keeps it lossless, fields outside the schema
+ * go to the level's residual, a field the value lacks is a null level. The row-by-row way builds
+ * that expression's struct per row and hands it to Parquet field by field; the tests compare the
+ * two ways' files leaf by leaf.
+ *
+ * Object fields are found by dictionary id, with one key lookup per distinct metadata, as in
+ * [[SpecShredder]]. Levels come from the file's schema (`MessageType`), as in
+ * [[ShreddedLeafWriters]]; a schema this writer does not know how to fill (a typed leaf of another
+ * physical type, such as INT96 timestamps) throws [[ShreddedLeafWriters.Unsupported]] when built.
+ */
+final class DraftColumnWriter(message: MessageType, column: String, shredding: DataType,
+                              store: ColumnWriteStore) {
+  private var value: Array[Byte] = _
+  private var metadata: Array[Byte] = _
+  private var generation = 0
+
+  private def definition(path: Array[String]): Int = message.getMaxDefinitionLevel(path: _*)
+  private def writer(path: Array[String]): ColumnWriter =
+    if (store == null) null else store.getColumnWriter(message.getColumnDescription(path))
+  private def leavesUnder(path: Array[String]): Array[ColumnWriter] =
+    message.getColumns.toArray(Array.empty[org.apache.parquet.column.ColumnDescriptor])
+      .filter(_.getPath.startsWith(path)).map(c => if (store == null) null else store.getColumnWriter(c))
+  private def has(path: Array[String], name: String): Boolean =
+    message.getType(path: _*).asGroupType().containsField(name)
+
+  private val top: Level = level(Array(column), shredding)
+  private val topDefinition = definition(Array(column))
+
+  def write(v: VariantVal): Unit = {
+    val m = v.getMetadata
+    if (metadata == null || !java.util.Arrays.equals(m, metadata)) generation += 1
+    metadata = m
+    value = v.getValue
+    top.write(0, 0, whole = true)
+  }
+
+  def writeNull(): Unit = top.nulls(0, topDefinition - 1)
+
+  private def level(path: Array[String], t: DataType): Level = t match {
+    case s: StructType if has(path, DraftLayout.Object) => new ObjectLevel(path, s)
+    case ArrayType(e, _) if has(path, DraftLayout.Array) => new ArrayLevel(path, e)
+    case _: StructType | _: ArrayType | VariantType => new UntypedLevel(path)
+    case p => new ScalarLevel(path, p)
+  }
+
+  /** The bytes of the value at `pos` alone (a copy), with the row's metadata. */
+  private def variantAt(pos: Int): Variant = {
+    val size = VariantUtil.valueSize(value, pos)
+    new Variant(if (pos == 0 && size == value.length) value
+      else java.util.Arrays.copyOfRange(value, pos, pos + size), metadata)
+  }
+
+  /** A level: its residual leaf, and every leaf under it (to write it null). */
+  private abstract class Level(path: Array[String]) {
+    val present: Int = definition(path)
+    private val untypedPath = path :+ DraftLayout.Untyped
+    val untyped = new Leaf(writer(untypedPath), definition(untypedPath), present)
+    val leaves: Array[ColumnWriter] = leavesUnder(path)
+
+    def write(pos: Int, r: Int, whole: Boolean): Unit
+
+    def nulls(r: Int, d: Int): Unit = {
+      var i = 0
+      while (i < leaves.length) { leaves(i).writeNull(r, d); i += 1 }
+    }
+
+    /** The value whole in the residual; the typed part absent. */
+    def untypedOnly(pos: Int, r: Int, whole: Boolean): Unit = {
+      // The top-level value keeps its own bytes; a nested one gets its own, smaller metadata.
+      val bytes = if (whole) UntypedValue.encode(new Variant(value, metadata)) else {
+        val b = new VariantBuilder(false)
+        b.appendVariant(variantAt(pos))
+        UntypedValue.encode(b.result())
+      }
+      untyped.bytes(bytes, r)
+      typedNulls(r)
+    }
+
+    def typedNulls(r: Int): Unit
+  }
+
+  private final class UntypedLevel(path: Array[String]) extends Level(path) {
+    def write(pos: Int, r: Int, whole: Boolean): Unit = untypedOnly(pos, r, whole)
+    def typedNulls(r: Int): Unit = ()
+  }
+
+  private final class ScalarLevel(path: Array[String], t: DataType) extends Level(path) {
+    private val typedPath = path :+ DraftLayout.Typed
+    private val typed = new Leaf(writer(typedPath), definition(typedPath), present)
+    private val put = DraftColumnWriter.put(message.getType(typedPath: _*).asPrimitiveType(), t,
+      typedPath.mkString("."))
+
+    // The common types are typed from the value's bytes in place, by the same rules as
+    // TypedValue.fromVariant; the others go through it with a copy of the value.
+    private val direct = t match {
+      case LongType => 1
+      case IntegerType => 2
+      case ShortType => 3
+      case ByteType => 4
+      case DoubleType => 5
+      case BooleanType => 6
+      case _: StringType => 7
+      case _ => 0
+    }
+
+    private def typedInPlace(pos: Int, r: Int): Boolean = {
+      val vt = VariantUtil.getType(value, pos)
+      val w = typed.writer
+      val d = typed.present
+      direct match {
+        case 1 | 2 | 3 | 4 if vt == VariantUtil.Type.LONG =>
+          val x = VariantUtil.getLong(value, pos)
+          direct match {
+            case 1 => w.write(x, r, d); true
+            case 2 if x.isValidInt => w.write(x.toInt, r, d); true
+            case 3 if x.isValidShort => w.write(x.toInt, r, d); true
+            case 4 if x.isValidByte => w.write(x.toInt, r, d); true
+            case _ => false
+          }
+        case 5 if vt == VariantUtil.Type.DOUBLE => w.write(VariantUtil.getDouble(value, pos), r, d); true
+        case 6 if vt == VariantUtil.Type.BOOLEAN => w.write(VariantUtil.getBoolean(value, pos), r, d); true
+        case 7 if vt == VariantUtil.Type.STRING => w.write(SpecShredder.utf8(value, pos), r, d); true
+        case _ => false
+      }
+    }
+
+    def write(pos: Int, r: Int, whole: Boolean): Unit =
+      if (direct != 0) {
+        if (typedInPlace(pos, r)) untyped.writer.writeNull(r, present)
+        else untypedOnly(pos, r, whole)
+      } else TypedValue.fromVariant(t, variantAt(pos)) match {
+        case Some(x) =>
+          untyped.writer.writeNull(r, present)
+          put(typed.writer, x, r, typed.present)
+        case None => untypedOnly(pos, r, whole)
+      }
+
+    def typedNulls(r: Int): Unit = typed.writer.writeNull(r, present)
+  }
+
+  private final class ObjectLevel(path: Array[String], s: StructType) extends Level(path) {
+    private val objectPath = path :+ DraftLayout.Object
+    private val objectDefinition = definition(objectPath)
+    private val objectLeaves = leavesUnder(objectPath)
+    private val fields = s.fields.map(f => level(objectPath :+ f.name, f.dataType))
+    private val byName = s.fieldNames.zipWithIndex.toMap
+    // Schema position by dictionary id, valid for one generation (one metadata).
+    private var positions = new Array[Int](16)
+    private var keys = new Array[String](16)
+    private var seen = new Array[Int](16)
+    private val written = new Array[Boolean](s.length)
+
+    private def position(id: Int): Int = {
+      if (id >= seen.length) {
+        val n = math.max(id + 1, seen.length * 2)
+        positions = java.util.Arrays.copyOf(positions, n)
+        keys = java.util.Arrays.copyOf(keys, n)
+        seen = java.util.Arrays.copyOf(seen, n)
+      }
+      if (seen(id) != generation) {
+        keys(id) = VariantUtil.getMetadataKey(metadata, id)
+        positions(id) = byName.getOrElse(keys(id), -1)
+        seen(id) = generation
+      }
+      positions(id)
+    }
+
+    def write(pos: Int, r: Int, whole: Boolean): Unit = {
+      if (VariantUtil.getType(value, pos) != VariantUtil.Type.OBJECT) return untypedOnly(pos, r, whole)
+      java.util.Arrays.fill(written, false)
+      var rest: VariantBuilder = null
+      var entries: JArrayList[VariantBuilder.FieldEntry] = null
+      VariantUtil.handleObject(value, pos, (size, idSize, offsetSize, idStart, offsetStart, dataStart) => {
+        var i = 0
+        while (i < size) {
+          val id = VariantUtil.readUnsigned(value, idStart + idSize * i, idSize)
+          val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * i, offsetSize)
+          val field = position(id)
+          if (field >= 0) {
+            if (written(field)) throw new IllegalArgumentException(
+              s"Malformed variant: the key '${keys(id)}' appears twice in one object")
+            written(field) = true
+            fields(field).write(at, r, whole = false)
+          } else {
+            if (rest == null) {
+              rest = new VariantBuilder(false)
+              entries = new JArrayList[VariantBuilder.FieldEntry]()
+            }
+            val key = keys(id)
+            entries.add(new VariantBuilder.FieldEntry(key, rest.addKey(key), rest.getWritePos))
+            rest.appendVariant(variantAt(at))
+          }
+          i += 1
+        }
+        null
+      })
+      var i = 0
+      while (i < fields.length) {
+        if (!written(i)) fields(i).nulls(r, objectDefinition)
+        i += 1
+      }
+      if (rest != null) {
+        rest.finishWritingObject(0, entries)
+        untyped.bytes(UntypedValue.encode(rest.result()), r)
+      } else untyped.writer.writeNull(r, present)
+    }
+
+    def typedNulls(r: Int): Unit = {
+      var i = 0
+      while (i < objectLeaves.length) { objectLeaves(i).writeNull(r, present); i += 1 }
+    }
+  }
+
+  private final class ArrayLevel(path: Array[String], element: DataType) extends Level(path) {
+    private val arrayPath = path :+ DraftLayout.Array
+    private val arrayDefinition = definition(arrayPath)
+    private val arrayLeaves = leavesUnder(arrayPath)
+    private val (elementLevel, elementRepetition) = {
+      val group = message.getType(arrayPath: _*).asGroupType()
+      val ok = group.getLogicalTypeAnnotation == LogicalTypeAnnotation.listType() &&
+        group.getFieldCount == 1 && group.getType(0).isRepetition(Repetition.REPEATED) &&
+        !group.getType(0).isPrimitive && group.getType(0).asGroupType().getFieldCount == 1
+      if (!ok) throw new ShreddedLeafWriters.Unsupported(s"${arrayPath.mkString(".")} is not a three-level LIST")
+      val list = arrayPath :+ group.getType(0).getName
+      (level(list :+ group.getType(0).asGroupType().getType(0).getName, element),
+        message.getMaxRepetitionLevel(list: _*))
+    }
+
+    def write(pos: Int, r: Int, whole: Boolean): Unit = {
+      if (VariantUtil.getType(value, pos) != VariantUtil.Type.ARRAY) return untypedOnly(pos, r, whole)
+      untyped.writer.writeNull(r, present)
+      VariantUtil.handleArray(value, pos, (size, offsetSize, offsetStart, dataStart) => {
+        if (size == 0) {
+          var i = 0
+          while (i < arrayLeaves.length) { arrayLeaves(i).writeNull(r, arrayDefinition); i += 1 }
+        }
+        var j = 0
+        while (j < size) {
+          val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
+          elementLevel.write(at, if (j == 0) r else elementRepetition, whole = false)
+          j += 1
+        }
+        null
+      })
+    }
+
+    def typedNulls(r: Int): Unit = {
+      var i = 0
+      while (i < arrayLeaves.length) { arrayLeaves(i).writeNull(r, present); i += 1 }
+    }
+  }
+}
+
+object DraftColumnWriter {
+  /** How a typed value (a Spark value of `t`, from [[TypedValue.fromVariant]]) goes into its leaf. */
+  private def put(p: org.apache.parquet.schema.PrimitiveType, t: DataType, at: String)
+      : (ColumnWriter, Any, Int, Int) => Unit = {
+    import PrimitiveTypeName._
+    def unsupported = throw new ShreddedLeafWriters.Unsupported(s"$at: ${t.sql} as Parquet $p")
+    (t, p.getPrimitiveTypeName) match {
+      case (ByteType | ShortType | IntegerType | DateType, INT32) =>
+        (w, x, r, d) => w.write(x.asInstanceOf[Number].intValue, r, d)
+      case (LongType, INT64) => (w, x, r, d) => w.write(x.asInstanceOf[Long], r, d)
+      case (TimestampType | TimestampNTZType, INT64) => p.getLogicalTypeAnnotation match {
+        case ts: TimestampLogicalTypeAnnotation if ts.getUnit == TimeUnit.MICROS =>
+          (w, x, r, d) => w.write(x.asInstanceOf[Long], r, d)
+        case _ => unsupported
+      }
+      case (_: DecimalType, INT32) => (w, x, r, d) => w.write(x.asInstanceOf[Decimal].toUnscaledLong.toInt, r, d)
+      case (_: DecimalType, INT64) => (w, x, r, d) => w.write(x.asInstanceOf[Decimal].toUnscaledLong, r, d)
+      case (_: DecimalType, FIXED_LEN_BYTE_ARRAY) =>
+        val width = p.getTypeLength
+        (w, x, r, d) => w.write(Binary.fromConstantByteArray(ShreddedLeafWriters.fixed(
+          x.asInstanceOf[Decimal].toJavaBigDecimal.unscaledValue, width)), r, d)
+      case (BooleanType, BOOLEAN) => (w, x, r, d) => w.write(x.asInstanceOf[Boolean], r, d)
+      case (FloatType, FLOAT) => (w, x, r, d) => w.write(x.asInstanceOf[Float], r, d)
+      case (DoubleType, DOUBLE) => (w, x, r, d) => w.write(x.asInstanceOf[Double], r, d)
+      case (_: StringType, BINARY) =>
+        (w, x, r, d) => w.write(Binary.fromConstantByteArray(x.asInstanceOf[UTF8String].getBytes), r, d)
+      case (BinaryType, BINARY) =>
+        (w, x, r, d) => w.write(Binary.fromConstantByteArray(x.asInstanceOf[Array[Byte]]), r, d)
+      case _ => unsupported
+    }
+  }
+}
