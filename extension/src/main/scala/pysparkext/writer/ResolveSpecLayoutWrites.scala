@@ -92,9 +92,9 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
   }
 
   /**
-   * With the column-by-column writer on, a write whose query ends in a projection of
+   * With the column-by-column writer on, a write whose query ends in projections, one of them
    * `shred_variant(v, 'schema') AS name` (the draft layout, `pyspark_ext.shred(df, column,
-   * schema)`) writes `v AS name` instead, marked with the schema ([[SpecShreddingSchema.DraftKey]]):
+   * schema)`) and those above passing the column on, writes `v AS name` instead, marked with the schema ([[SpecShreddingSchema.DraftKey]]):
    * the writer shreds it into the draft layout's columns as it writes, and gives the file the
    * draft struct the expression would have made, so the file is the same. Anywhere else the
    * expression stays and runs as before.
@@ -106,19 +106,45 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
    *         +- Project [id, v AS v {pyspark_ext.draftShreddingSchema: schema}]
    * }}}
    */
-  private def draftColumnsMarked(query: LogicalPlan): LogicalPlan = query match {
-    case p @ Project(list, _) if ExtConf.ColumnarSpecWriter.get &&
-        SparkInternalsProbe.on(ExtConf.ColumnarSpecWriter) &&
-        list.exists { case Alias(_: ShredDraftVariant, _) => true; case _ => false } =>
-      p.copy(projectList = list.map {
+  private def draftColumnsMarked(query: LogicalPlan): LogicalPlan =
+    if (!ExtConf.ColumnarSpecWriter.get || !SparkInternalsProbe.on(ExtConf.ColumnarSpecWriter)) query
+    else markDrafts(query)._1
+
+  /**
+   * The chain of projections at the top of `plan`, with each `shred_variant(v, 'schema') AS name`
+   * turned into the marked `v AS name`, and the ids so marked. A projection above may pass such a
+   * column on as it is; one that uses it any other way (a field of the struct, say) keeps the
+   * whole chain as it was.
+   */
+  private def markDrafts(plan: LogicalPlan): (LogicalPlan, Map[ExprId, Metadata]) = plan match {
+    case p @ Project(list, child) =>
+      val (below, markedBelow) = markDrafts(child)
+      val passedOn = markedBelow.keySet.forall(id => list.forall {
+        case _: AttributeReference => true
+        case e => !e.references.exists(_.exprId == id)
+      })
+      if (!passedOn) return (plan, Map.empty)
+      var marked = marked0(markedBelow, list)
+      val newList = list.map {
         case a @ Alias(ShredDraftVariant(child, ddl), name) if child.dataType == VariantType =>
           val md = new MetadataBuilder().withMetadata(a.metadata)
             .withMetadata(SpecShreddingSchema.draftMetadata(ddl)).build()
+          marked += a.exprId -> md
           SparkInternals.alias(child, name, a.exprId, a.qualifier, Some(md), a.nonInheritableMetadataKeys)
+        case r: AttributeReference if marked.contains(r.exprId) =>
+          r.withDataType(VariantType).withMetadata(marked(r.exprId))
         case e => e
-      })
-    case other => other
+      }
+      if (marked.isEmpty) (plan, Map.empty) else (p.copy(projectList = newList, child = below), marked)
+    case other => (other, Map.empty)
   }
+
+  /** The ids marked below that this projection list passes on. */
+  private def marked0(below: Map[ExprId, Metadata], list: Seq[Expression]): Map[ExprId, Metadata] =
+    below.filter { case (id, _) => list.exists {
+      case r: AttributeReference => r.exprId == id
+      case _ => false
+    } }
 
   /** Shown in the write's options (EXPLAIN): the spec-layout writer writes this command. */
   val WriterOption = "pyspark_ext.specLayoutWriter"
