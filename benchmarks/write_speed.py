@@ -11,7 +11,9 @@ two files) are stored once unshredded; each writer then reads them and writes th
 - ``spec``: ``pyspark_ext.shred(df, "v", schema, layout="spec")``, the same schema, written
   column by column (``spark.pyspark_ext.writer.columnar.enabled``, the default);
 - ``spec_rows``: the same with that switch off: Spark's write support shreds row by row;
-- ``draft``: ``pyspark_ext.shred(df, "v", schema)``, the draft layout.
+- ``draft``: ``pyspark_ext.shred(df, "v", schema)``, the draft layout, column by column;
+- ``draft_rows``: the same with the switch off: ``shred_variant`` makes the draft struct per row
+  and Spark's Parquet writer writes it.
 
 Writers alternate (forward, then reverse order) after a warm-up round; medians of ``--repeat``
 runs (default 3). It writes ``write.json`` and ``write.md``.
@@ -32,7 +34,7 @@ from pyspark_ext.variant_events import SHREDDING, json_sql
 
 from .datasets import _key
 
-WRITERS = ("unshredded", "spark_forced", "spark_inferred", "spec", "spec_rows", "draft")
+WRITERS = ("unshredded", "spark_forced", "spark_inferred", "spec", "spec_rows", "draft", "draft_rows")
 COLUMNAR = "spark.pyspark_ext.writer.columnar.enabled"
 
 
@@ -73,6 +75,7 @@ def writers(spark: SparkSession, src: str, out: Path) -> dict[str, Callable[[], 
         "spec": ours("spec", "spec"),
         "spec_rows": ours("spec_rows", "spec", columnar=False),
         "draft": ours("draft", "draft"),
+        "draft_rows": ours("draft_rows", "draft", columnar=False),
     }
 
 

@@ -37,13 +37,15 @@ def test_each_writer_writes_its_own_layout(written) -> None:
     assert _variant_fields(work / "unshredded") == {"metadata", "value"}
     for name in ("spark_forced", "spark_inferred", "spec", "spec_rows"):
         assert _variant_fields(work / name) == {"metadata", "value", "typed_value"}, name
-    assert _variant_fields(work / "draft") == {"untyped_value", "object"}
+    assert _variant_fields(work / "draft") == _variant_fields(work / "draft_rows") == {"untyped_value", "object"}
     # the spec writer and Spark's forced writer shred by the same schema: the same typed tree
     assert _typed_tree(work / "spec") == _typed_tree(work / "spark_forced")
     # spec is written column by column, spec_rows row by row (the switch off)
     footer = lambda name: pq.ParquetFile(min((work / name).glob("*.parquet"))).metadata.metadata
     assert footer("spec")[b"pyspark_ext.columnarShreddedColumns"] == b"v"
     assert b"pyspark_ext.columnarShreddedColumns" not in footer("spec_rows")
+    assert footer("draft")[b"pyspark_ext.columnarShreddedColumns"] == b"v"
+    assert b"pyspark_ext.columnarShreddedColumns" not in footer("draft_rows")
 
 
 def test_report_gives_every_writer_its_ratio_to_the_unshredded_write(written) -> None:
