@@ -180,13 +180,16 @@ object ExtConf {
 
   val ColumnarSpecWriter: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.writer.columnar.enabled", default = true, """
-      With the spec-layout writer on (above), write each top-level VARIANT column it shreds straight
-      into Parquet's column writers, leaf by leaf, instead of building a row per shredding level and
-      handing it to Parquet field by field (a 1M-row write takes about 0.6x the time). Values are
-      shredded by Spark's shredding rules either way, so the files hold the same values in the same
-      layout; the other columns, and a shredded VARIANT inside a struct, are written by Spark's
-      Parquet writer as always. A file whose typed leaves the column writer does not handle is
-      written the row-by-row way. `false`: every file is written the row-by-row way.""")
+      Write the columns the extension's writers shred straight into Parquet's column writers, leaf
+      by leaf: each top-level VARIANT column marked for the spec layout (above), and, in the draft
+      layout, `shred_variant(v, 'schema') AS name` where the last projections of a Parquet write
+      pass it on (the column is written as the VARIANT and shredded as it is written). The row-by-
+      row way builds a row per shredding level and hands it to Parquet field by field; on 1M events
+      this takes about 0.6x its time. The files hold the same values in the same layout; the other
+      columns, and a shredded VARIANT inside a struct, are written by Spark's Parquet writer as
+      always. A file whose typed leaves the column writers do not take (INT96 timestamps, Spark's
+      default output type for the draft layout's typed timestamps) is written the row-by-row way.
+      `false`: every file is written the row-by-row way.""")
 
   val Strict: ConfEntry[Boolean] = switch("spark.pyspark_ext.strict", default = false, """
       `true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming
