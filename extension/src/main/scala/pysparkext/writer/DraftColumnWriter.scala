@@ -165,55 +165,26 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     private val objectLeaves = leavesUnder(objectPath)
     private val fields = s.fields.map(f => level(objectPath :+ f.name, f.dataType))
     private val byName = s.fieldNames.zipWithIndex.toMap
-    // Schema position by dictionary id, valid for one generation (one metadata).
-    private var positions = new Array[Int](16)
-    private var keys = new Array[String](16)
-    private var seen = new Array[Int](16)
+    private val ids = new FieldsById(k => byName.getOrElse(k, -1))
     private val written = new Array[Boolean](s.length)
-
-    private def position(id: Int): Int = {
-      if (id >= seen.length) {
-        val n = math.max(id + 1, seen.length * 2)
-        positions = java.util.Arrays.copyOf(positions, n)
-        keys = java.util.Arrays.copyOf(keys, n)
-        seen = java.util.Arrays.copyOf(seen, n)
-      }
-      if (seen(id) != generation) {
-        keys(id) = VariantUtil.getMetadataKey(metadata, id)
-        positions(id) = byName.getOrElse(keys(id), -1)
-        seen(id) = generation
-      }
-      positions(id)
-    }
 
     def write(pos: Int, r: Int, whole: Boolean): Unit = {
       if (VariantUtil.getType(value, pos) != VariantUtil.Type.OBJECT) return untypedOnly(pos, r, whole)
       java.util.Arrays.fill(written, false)
       var rest: VariantBuilder = null
       var entries: JArrayList[VariantBuilder.FieldEntry] = null
-      VariantUtil.handleObject(value, pos, (size, idSize, offsetSize, idStart, offsetStart, dataStart) => {
-        var i = 0
-        while (i < size) {
-          val id = VariantUtil.readUnsigned(value, idStart + idSize * i, idSize)
-          val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * i, offsetSize)
-          val field = position(id)
-          if (field >= 0) {
-            if (written(field)) throw new IllegalArgumentException(
-              s"Malformed variant: the key '${keys(id)}' appears twice in one object")
-            written(field) = true
-            fields(field).write(at, r, whole = false)
-          } else {
-            if (rest == null) {
-              rest = new VariantBuilder(false)
-              entries = new JArrayList[VariantBuilder.FieldEntry]()
-            }
-            val key = keys(id)
-            entries.add(new VariantBuilder.FieldEntry(key, rest.addKey(key), rest.getWritePos))
-            rest.appendVariant(variantAt(at))
-          }
-          i += 1
+      ids.foreachField(value, pos, metadata, generation)((field, at) => {
+        if (written(field)) throw new IllegalArgumentException(
+          s"Malformed variant: the key '${s(field).name}' appears twice in one object")
+        written(field) = true
+        fields(field).write(at, r, whole = false)
+      }, (key, _, at) => {
+        if (rest == null) {
+          rest = new VariantBuilder(false)
+          entries = new JArrayList[VariantBuilder.FieldEntry]()
         }
-        null
+        entries.add(new VariantBuilder.FieldEntry(key, rest.addKey(key), rest.getWritePos))
+        rest.appendVariant(variantAt(at))
       })
       var i = 0
       while (i < fields.length) {

@@ -28,7 +28,7 @@ final class SpecShredder(schema: VariantSchema) {
   private var metadata: Array[Byte] = _
   // Field lookups are valid for one metadata: a different one starts a new generation.
   private var generation = 0
-  private val lookups = new JIdentityHashMap[VariantSchema, FieldLookup]()
+  private val lookups = new JIdentityHashMap[VariantSchema, FieldsById]()
 
   def shred(v: VariantVal): ShreddedValue = {
     val m = v.getMetadata
@@ -74,32 +74,26 @@ final class SpecShredder(schema: VariantSchema) {
   }
 
   private def shredObject(pos: Int, schema: VariantSchema, result: ShreddedValue): Unit = {
-    val lookup = lookups.computeIfAbsent(schema, s => new FieldLookup(s))
+    val lookup = lookups.computeIfAbsent(schema, s => new FieldsById(k => {
+      val at = s.objectSchemaMap.get(k)
+      if (at == null) -1 else at.intValue
+    }))
     val fields = new Array[ShreddedValue](schema.objectSchema.length)
     var rest: VariantBuilder = null
     var entries: JArrayList[VariantBuilder.FieldEntry] = null
-    VariantUtil.handleObject(value, pos, (size, idSize, offsetSize, idStart, offsetStart, dataStart) => {
-      var i = 0
-      while (i < size) {
-        val id = VariantUtil.readUnsigned(value, idStart + idSize * i, idSize)
-        val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * i, offsetSize)
-        val field = lookup.index(metadata, id, generation)
-        if (field >= 0) {
-          if (fields(field) != null) throw new IllegalArgumentException(
-            s"Malformed variant: the key '${lookup.key(id)}' appears twice in one object")
-          fields(field) = cast(at, schema.objectSchema(field).schema)
-        } else {
-          if (rest == null) {
-            rest = new VariantBuilder(false)
-            entries = new JArrayList[VariantBuilder.FieldEntry]()
-          }
-          entries.add(new VariantBuilder.FieldEntry(lookup.key(id), id, rest.getWritePos))
-          // As is: its nested objects keep their ids in the value's own metadata.
-          rest.shallowAppendVariant(new Variant(bytes(at), metadata))
-        }
-        i += 1
+    lookup.foreachField(value, pos, metadata, generation)((field, at) => {
+      val f = schema.objectSchema(field)
+      if (fields(field) != null) throw new IllegalArgumentException(
+        s"Malformed variant: the key '${f.fieldName}' appears twice in one object")
+      fields(field) = cast(at, f.schema)
+    }, (key, id, at) => {
+      if (rest == null) {
+        rest = new VariantBuilder(false)
+        entries = new JArrayList[VariantBuilder.FieldEntry]()
       }
-      null
+      entries.add(new VariantBuilder.FieldEntry(key, id, rest.getWritePos))
+      // As is: its nested objects keep their ids in the value's own metadata.
+      rest.shallowAppendVariant(new Variant(bytes(at), metadata))
     })
     var i = 0
     while (i < fields.length) {
@@ -111,33 +105,6 @@ final class SpecShredder(schema: VariantSchema) {
       rest.finishWritingObject(0, entries)
       result.value = rest.valueWithoutMetadata()
     }
-  }
-
-  /** One object level's schema positions by dictionary id, for the current metadata. */
-  private final class FieldLookup(schema: VariantSchema) {
-    private var positions = new Array[Int](16)
-    private var keys = new Array[String](16)
-    private var seen = new Array[Int](16)
-
-    def index(metadata: Array[Byte], id: Int, generation: Int): Int = {
-      if (id >= seen.length) {
-        val n = math.max(id + 1, seen.length * 2)
-        positions = java.util.Arrays.copyOf(positions, n)
-        keys = java.util.Arrays.copyOf(keys, n)
-        seen = java.util.Arrays.copyOf(seen, n)
-      }
-      if (seen(id) != generation) {
-        val key = VariantUtil.getMetadataKey(metadata, id)
-        val at = schema.objectSchemaMap.get(key)
-        keys(id) = key
-        positions(id) = if (at == null) -1 else at.intValue
-        seen(id) = generation
-      }
-      positions(id)
-    }
-
-    /** The key of an id [[index]] resolved for the current metadata. */
-    def key(id: Int): String = keys(id)
   }
 }
 
