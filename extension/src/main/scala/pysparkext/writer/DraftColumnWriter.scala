@@ -112,7 +112,8 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
       typedPath.mkString("."))
 
     // The common types are typed from the value's bytes in place, by the same rules as
-    // TypedValue.fromVariant; the others go through it with a copy of the value.
+    // TypedValue.fromVariant (decimals by its own exactDecimal); the others go through it with a
+    // copy of the value.
     private val direct = t match {
       case LongType => 1
       case IntegerType => 2
@@ -121,6 +122,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
       case DoubleType => 5
       case BooleanType => 6
       case _: StringType => 7
+      case _: DecimalType => 8
       case _ => 0
     }
 
@@ -141,6 +143,13 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
         case 5 if vt == VariantUtil.Type.DOUBLE => w.write(VariantUtil.getDouble(value, pos), r, d); true
         case 6 if vt == VariantUtil.Type.BOOLEAN => w.write(VariantUtil.getBoolean(value, pos), r, d); true
         case 7 if vt == VariantUtil.Type.STRING => w.write(SpecShredder.utf8(value, pos), r, d); true
+        case 8 if vt == VariantUtil.Type.DECIMAL || vt == VariantUtil.Type.LONG =>
+          val x = if (vt == VariantUtil.Type.LONG) new java.math.BigDecimal(VariantUtil.getLong(value, pos))
+            else VariantUtil.getDecimal(value, pos)
+          TypedValue.exactDecimal(x, t.asInstanceOf[DecimalType]) match {
+            case Some(decimal) => put(w, decimal, r, d); true
+            case None => false
+          }
         case _ => false
       }
     }

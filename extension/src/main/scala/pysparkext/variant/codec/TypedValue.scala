@@ -83,7 +83,8 @@ object TypedValue {
     }
   }
 
-  private def exactDecimal(d: JBigDecimal, t: DecimalType): Option[Decimal] = {
+  /** `d` in a column of type `t`, when it fits exactly. */
+  def exactDecimal(d: JBigDecimal, t: DecimalType): Option[Decimal] = {
     if (d.stripTrailingZeros().scale > t.scale) return None
     val scaled = d.setScale(t.scale, java.math.RoundingMode.UNNECESSARY)
     if (scaled.precision > t.precision) None else Some(Decimal(scaled, t.precision, t.scale))
