@@ -183,9 +183,9 @@ object ExtConf {
       Write the columns the extension's writers shred straight into Parquet's column writers, leaf
       by leaf: each top-level VARIANT column marked for the spec layout (above), and, in the draft
       layout, `shred_variant(v, 'schema') AS name` where the last projections of a Parquet write
-      pass it on (the column is written as the VARIANT and shredded as it is written). The row-by-
-      row way builds a row per shredding level and hands it to Parquet field by field; on 1M events
-      this takes about 0.6x its time. The files hold the same values in the same layout; the other
+      pass it on (the column is written as the VARIANT and shredded as it is written). The
+      row-by-row way builds a row per shredding level and hands it to Parquet field by field; on 1M
+      events this takes about 0.6x its time. The files hold the same values in the same layout; the other
       columns, and a shredded VARIANT inside a struct, are written by Spark's Parquet writer as
       always. A file whose typed leaves the column writers do not take (INT96 timestamps, Spark's
       default output type for the draft layout's typed timestamps) is written the row-by-row way.
