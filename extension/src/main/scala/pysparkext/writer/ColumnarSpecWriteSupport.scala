@@ -3,7 +3,7 @@ package pysparkext.writer
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.parquet.column.{ColumnDescriptor, ColumnWriteStore}
+import org.apache.parquet.column.ColumnWriteStore
 import org.apache.parquet.hadoop.api.WriteSupport
 import org.apache.parquet.hadoop.api.WriteSupport.{FinalizedWriteContext, WriteContext}
 import org.apache.parquet.io.ColumnIOFactory
@@ -79,7 +79,7 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
       return
     }
     drafts = plan.drafts.map(d => DraftColumn(d.ordinal,
-      new DraftColumnWriter(plan.message, d.name, ShreddingSchema.parse(d.ddl), store))).toArray
+      new DraftColumnWriter(plan.message, d.name, d.shredding, store))).toArray
     columns = plan.shredded.map(c => Column(c.ordinal, new SpecShredder(c.schema),
       ShreddedLeafWriters(plan.message, c.name, c.schema, store),
       plan.message.getMaxDefinitionLevel(c.name))).toArray
@@ -133,7 +133,7 @@ object ColumnarSpecWriteSupport extends Logging {
   val DraftColumnsKey = "pyspark_ext.writer.draftColumns"
 
   final case class Shredded(name: String, ordinal: Int, schema: VariantSchema)
-  final case class Draft(name: String, ordinal: Int, ddl: String)
+  final case class Draft(name: String, ordinal: Int, shredding: DataType)
   final case class DraftColumn(ordinal: Int, writer: DraftColumnWriter)
   /** A column Spark's support writes: as the row schema has it, and as it is written. */
   final case class Other(row: org.apache.spark.sql.types.StructField,
@@ -163,7 +163,7 @@ object ColumnarSpecWriteSupport extends Logging {
         if (row.length != written.length) return no("the row and shredding schemas differ in width")
         val draftDdl = draftColumns(conf).toMap
         val drafts = row.fields.indices.filter(i => draftDdl.contains(row(i).name))
-          .map(i => Draft(row(i).name, i, draftDdl(row(i).name)))
+          .map(i => Draft(row(i).name, i, ShreddingSchema.parse(draftDdl(row(i).name))))
         val shredded = written.fields.indices.filter(i => written(i).dataType match {
           case s: StructType => SparkInternals.isVariantShreddingStruct(s)
           case _ => false
@@ -174,8 +174,8 @@ object ColumnarSpecWriteSupport extends Logging {
         val others = row.fields.indices.filterNot(i => shredded.contains(i) || drafts.exists(_.ordinal == i))
         try {
           // Every leaf is checked before the file is written.
-          columns.foreach(c => ShreddedLeafWriters(message, c.name, c.schema, DryStore))
-          drafts.foreach(d => new DraftColumnWriter(message, d.name, ShreddingSchema.parse(d.ddl), null))
+          columns.foreach(c => ShreddedLeafWriters(message, c.name, c.schema, ParquetLeaves.Dry))
+          drafts.foreach(d => new DraftColumnWriter(message, d.name, d.shredding, ParquetLeaves.Dry))
           Some(Plan(message, columns, drafts, others.map(i => Other(row(i), written(i), i))))
         } catch {
           case u: ShreddedLeafWriters.Unsupported => no(u.getMessage)
@@ -206,16 +206,5 @@ object ColumnarSpecWriteSupport extends Logging {
       }
     }
     Some(r => new org.apache.spark.sql.catalyst.expressions.GenericInternalRow(fields.map(_(r))))
-  }
-
-  /** A column store without columns: to check a schema before a file exists. */
-  private object DryStore extends ColumnWriteStore {
-    override def getColumnWriter(path: ColumnDescriptor) = null
-    override def flush(): Unit = ()
-    override def endRecord(): Unit = ()
-    override def getAllocatedSize: Long = 0
-    override def getBufferedSize: Long = 0
-    override def memUsageString(): String = ""
-    override def close(): Unit = ()
   }
 }

@@ -4,10 +4,9 @@ import java.util.{ArrayList => JArrayList}
 
 import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.io.api.Binary
-import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType}
+import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.LogicalTypeAnnotation.{TimeUnit, TimestampLogicalTypeAnnotation}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
-import org.apache.parquet.schema.Type.Repetition
 
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
@@ -26,8 +25,9 @@ import pysparkext.variant.layout.DraftLayout
  *
  * Object fields are found by dictionary id, with one key lookup per distinct metadata, as in
  * [[SpecShredder]]. Levels come from the file's schema (`MessageType`), as in
- * [[ShreddedLeafWriters]]; a schema this writer does not know how to fill (a typed leaf of another
- * physical type, such as INT96 timestamps) throws [[ShreddedLeafWriters.Unsupported]] when built.
+ * [[ShreddedLeafWriters]] ([[ParquetLeaves]]); a schema this writer does not know how to fill (a
+ * typed leaf of another physical type, such as INT96 timestamps) throws
+ * [[ShreddedLeafWriters.Unsupported]] when built (with [[ParquetLeaves.Dry]] as the store, to check).
  */
 final class DraftColumnWriter(message: MessageType, column: String, shredding: DataType,
                               store: ColumnWriteStore) {
@@ -35,12 +35,8 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
   private var metadata: Array[Byte] = _
   private var generation = 0
 
-  private def definition(path: Array[String]): Int = message.getMaxDefinitionLevel(path: _*)
-  private def writer(path: Array[String]): ColumnWriter =
-    if (store == null) null else store.getColumnWriter(message.getColumnDescription(path))
-  private def leavesUnder(path: Array[String]): Array[ColumnWriter] =
-    message.getColumns.toArray(Array.empty[org.apache.parquet.column.ColumnDescriptor])
-      .filter(_.getPath.startsWith(path)).map(c => if (store == null) null else store.getColumnWriter(c))
+  private val file = new ParquetLeaves(message, store)
+  import file.{definition, under => leavesUnder, writer}
   private def has(path: Array[String], name: String): Boolean =
     message.getType(path: _*).asGroupType().containsField(name)
 
@@ -217,14 +213,8 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     private val arrayDefinition = definition(arrayPath)
     private val arrayLeaves = leavesUnder(arrayPath)
     private val (elementLevel, elementRepetition) = {
-      val group = message.getType(arrayPath: _*).asGroupType()
-      val ok = group.getLogicalTypeAnnotation == LogicalTypeAnnotation.listType() &&
-        group.getFieldCount == 1 && group.getType(0).isRepetition(Repetition.REPEATED) &&
-        !group.getType(0).isPrimitive && group.getType(0).asGroupType().getFieldCount == 1
-      if (!ok) throw new ShreddedLeafWriters.Unsupported(s"${arrayPath.mkString(".")} is not a three-level LIST")
-      val list = arrayPath :+ group.getType(0).getName
-      (level(list :+ group.getType(0).asGroupType().getType(0).getName, element),
-        message.getMaxRepetitionLevel(list: _*))
+      val (path, repetition) = file.listElement(arrayPath)
+      (level(path, element), repetition)
     }
 
     def write(pos: Int, r: Int, whole: Boolean): Unit = {

@@ -81,23 +81,23 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
   }
 
   private def writeThroughFormat(plan: LogicalPlan): LogicalPlan = plan.transformDown {
-    case cmd: InsertIntoHadoopFsRelationCommand
-        if cmd.fileFormat.getClass == classOf[ParquetFileFormat] &&
-          SpecShreddingSchema.hasSchemas(draftColumnsMarked(cmd.query).schema) =>
+    case cmd: InsertIntoHadoopFsRelationCommand if cmd.fileFormat.getClass == classOf[ParquetFileFormat] =>
+      val query = draftColumnsMarked(cmd.query)
       // The option makes the new command differ from the old one: Spark's ParquetFileFormat
       // equals any ParquetFileFormat, ours included, so a copy that changed only the format
       // would count as unchanged and the transform would keep the old node.
-      SparkInternals.withWriteFormat(cmd, new SpecShreddingParquetFormat,
-        cmd.options + (WriterOption -> "true"), draftColumnsMarked(cmd.query))
+      if (!SpecShreddingSchema.hasSchemas(query.schema)) cmd
+      else SparkInternals.withWriteFormat(cmd, new SpecShreddingParquetFormat,
+        cmd.options + (WriterOption -> "true"), query)
   }
 
   /**
    * With the column-by-column writer on, a write whose query ends in projections, one of them
    * `shred_variant(v, 'schema') AS name` (the draft layout, `pyspark_ext.shred(df, column,
-   * schema)`) and those above passing the column on, writes `v AS name` instead, marked with the schema ([[SpecShreddingSchema.DraftKey]]):
-   * the writer shreds it into the draft layout's columns as it writes, and gives the file the
-   * draft struct the expression would have made, so the file is the same. Anywhere else the
-   * expression stays and runs as before.
+   * schema)`) and those above passing the column on, writes `v AS name` instead, marked with the
+   * schema ([[SpecShreddingSchema.DraftKey]]): the writer shreds it into the draft layout's columns
+   * as it writes, and gives the file the draft struct the expression would have made, so the file
+   * is the same. Anywhere else the expression stays and runs as before.
    *
    * {{{
    * Before: InsertIntoHadoopFsRelationCommand parquet
@@ -124,7 +124,7 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
         case e => !e.references.exists(_.exprId == id)
       })
       if (!passedOn) return (plan, Map.empty)
-      var marked = marked0(markedBelow, list)
+      var marked = passedOnFrom(markedBelow, list)
       val newList = list.map {
         case a @ Alias(ShredDraftVariant(child, ddl), name) if child.dataType == VariantType =>
           val md = new MetadataBuilder().withMetadata(a.metadata)
@@ -140,7 +140,7 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
   }
 
   /** The ids marked below that this projection list passes on. */
-  private def marked0(below: Map[ExprId, Metadata], list: Seq[Expression]): Map[ExprId, Metadata] =
+  private def passedOnFrom(below: Map[ExprId, Metadata], list: Seq[Expression]): Map[ExprId, Metadata] =
     below.filter { case (id, _) => list.exists {
       case r: AttributeReference => r.exprId == id
       case _ => false

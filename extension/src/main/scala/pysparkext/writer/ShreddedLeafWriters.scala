@@ -2,7 +2,7 @@ package pysparkext.writer
 
 import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.io.api.Binary
-import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType, PrimitiveType}
+import org.apache.parquet.schema.{MessageType, PrimitiveType}
 import org.apache.parquet.schema.LogicalTypeAnnotation.{TimeUnit, TimestampLogicalTypeAnnotation}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.types.variant.VariantSchema
@@ -25,14 +25,10 @@ object ShreddedLeafWriters {
 
   /** The writer of the top-level shredded group `column` of `message`, shredded by `schema`. */
   def apply(message: MessageType, column: String, schema: VariantSchema, store: ColumnWriteStore)
-      : LevelWriter = new Builder(message, store).level(Array(column), schema)
+      : LevelWriter = new Builder(new ParquetLeaves(message, store)).level(Array(column), schema)
 
-  private final class Builder(message: MessageType, store: ColumnWriteStore) {
-    private def definition(path: Array[String]): Int = message.getMaxDefinitionLevel(path: _*)
-    private def repetition(path: Array[String]): Int = message.getMaxRepetitionLevel(path: _*)
-    private def leaves(path: Array[String]): Array[ColumnWriter] =
-      message.getColumns.toArray(Array.empty[org.apache.parquet.column.ColumnDescriptor])
-        .filter(c => c.getPath.startsWith(path)).map(store.getColumnWriter)
+  private final class Builder(file: ParquetLeaves) {
+    import file.{definition, message, under => leaves, writer}
 
     private def child(path: Array[String], at: Int, expected: String): Option[Array[String]] =
       if (at < 0) None
@@ -46,9 +42,9 @@ object ShreddedLeafWriters {
 
     def level(path: Array[String], schema: VariantSchema): LevelWriter = {
       val metadata = child(path, schema.topLevelMetadataIdx, "metadata").map(p =>
-        new Leaf(store.getColumnWriter(message.getColumnDescription(p)), definition(p), definition(path)))
+        new Leaf(writer(p), definition(p), definition(path)))
       val value = child(path, schema.variantIdx, "value").map(p =>
-        new Leaf(store.getColumnWriter(message.getColumnDescription(p)), definition(p), definition(path)))
+        new Leaf(writer(p), definition(p), definition(path)))
       val typed = child(path, schema.typedIdx, "typed_value").map(p => typedWriter(p, schema))
       new LevelWriter(metadata.orNull, value.orNull, typed.orNull, leaves(path))
     }
@@ -59,18 +55,11 @@ object ShreddedLeafWriters {
         val fields = schema.objectSchema.map(f => level(path :+ f.fieldName, f.schema))
         new ObjectWriter(fields, leaves(path), absent)
       } else if (schema.arraySchema != null) {
-        val group = message.getType(path: _*).asGroupType()
-        val ok = group.getLogicalTypeAnnotation == LogicalTypeAnnotation.listType() &&
-          group.getFieldCount == 1 && group.getType(0).isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED) &&
-          !group.getType(0).isPrimitive && group.getType(0).asGroupType().getFieldCount == 1
-        if (!ok) throw new Unsupported(s"${path.mkString(".")} is not a three-level LIST")
-        val list = path :+ group.getType(0).getName
-        val element = list :+ group.getType(0).asGroupType().getType(0).getName
+        val (element, elementRepetition) = file.listElement(path)
         new ArrayWriter(level(element, schema.arraySchema), leaves(path), absent, definition(path),
-          repetition(list))
+          elementRepetition)
       } else {
-        val leaf = new Leaf(store.getColumnWriter(message.getColumnDescription(path)),
-          definition(path), absent)
+        val leaf = new Leaf(writer(path), definition(path), absent)
         new ScalarWriter(leaf, put(message.getType(path: _*).asPrimitiveType(), schema.scalarSchema,
           path.mkString(".")))
       }
