@@ -424,6 +424,46 @@ def _same_files(files: dict[bool, list[Path]], footer: bytes | None, same_row_gr
         assert a.read().equals(b.read())
 
 
+# Keys beyond the BMP sort one way by UTF-16 (Java's String order, which Spark's builder uses)
+# and another by code point (UTF-8 bytes, which the test codec and other writers use).
+_KEY_ORDER_EVENTS = [
+    {"id": 1, "meta": {"a": 1, "b": {"c": [2, {"d": "é"}]}}, "é": {"ü": 1}},
+    {"id": 2, "\U0001F600": 1, "\uFFFD": {"\U0001F601": 2, "\uFFFE": [3]}, "z": 4},
+    {"id": 3, "x": {"\u00e9": 1, "\U0001F600": {"b": 1, "a": 2}, "\uFFFD": 3}},
+    {"id": 4, "tags": [{"\U0001F600": 1, "\uFFFD": 2}, "t"], "n": None},
+]
+
+
+@pytest.mark.parametrize("order", ["spark", "code_point"])
+def test_draft_residuals_keep_their_values_whatever_the_key_order(
+        spark: SparkSession, tmp_path: Path, order: str) -> None:
+    """The draft residuals, written column by column, are the row-by-row write's bytes, whether the
+    source's objects list their keys in Spark's order or in code-point order (another writer's)."""
+    from tests.support.variant_codec import encode
+    if order == "spark":
+        source = spark.createDataFrame([(e["id"], json.dumps(e)) for e in _KEY_ORDER_EVENTS], "id bigint, j string") \
+            .selectExpr("id", "parse_json(j) AS v")
+    else:
+        encoded = [encode(e) for e in _KEY_ORDER_EVENTS]
+        v = pa.StructArray.from_arrays([pa.array([m for m, _ in encoded], pa.binary()),
+                                        pa.array([x for _, x in encoded], pa.binary())], names=["metadata", "value"])
+        pq.write_table(pa.table({"id": pa.array([e["id"] for e in _KEY_ORDER_EVENTS], pa.int64()), "v": v}),
+                       str(tmp_path / "source.parquet"))
+        source = spark.read.schema("id bigint, v variant").parquet(str(tmp_path / "source.parquet"))
+    files = {}
+    for columnar in (True, False):
+        out = str(tmp_path / f"columnar_{columnar}")
+        with confs(spark, {COLUMNAR: str(columnar).lower()}):
+            pyspark_ext.shred(source.coalesce(1), "v", "id bigint, x struct<a: bigint>, tags array<string>") \
+                .write.parquet(out)
+        [files[columnar]] = _files(out)
+    assert pq.ParquetFile(files[True]).metadata.metadata.get(FOOTER_KEY) == b"v"
+    assert pq.read_table(files[True]).equals(pq.read_table(files[False]))
+    back = {r.id: json.loads(r.j) for r in spark.read.parquet(str(files[True].parent))
+            .selectExpr("id", "to_json(v) AS j").collect()}
+    assert back == {e["id"]: e for e in _KEY_ORDER_EVENTS}
+
+
 def test_switched_off_the_columnar_write_leaves_no_mark(spark: SparkSession, source: DataFrame,
                                                         tmp_path: Path) -> None:
     for columnar in ("true", "false"):

@@ -24,7 +24,8 @@ import pysparkext.variant.layout.DraftLayout
  * two ways' files leaf by leaf.
  *
  * Object fields are found by dictionary id, with one key lookup per distinct metadata, as in
- * [[SpecShredder]]. Levels come from the file's schema (`MessageType`), as in
+ * [[SpecShredder]]; residuals are built by [[DraftResidual]], with the same bytes as the
+ * expression's `VariantBuilder`. Levels come from the file's schema (`MessageType`), as in
  * [[ShreddedLeafWriters]] ([[ParquetLeaves]]); a schema this writer does not know how to fill (a
  * typed leaf of another physical type, such as INT96 timestamps) throws
  * [[ShreddedLeafWriters.Unsupported]] when built (with [[ParquetLeaves.Dry]] as the store, to check).
@@ -34,6 +35,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
   private var value: Array[Byte] = _
   private var metadata: Array[Byte] = _
   private var generation = 0
+  private val residual = new DraftResidual
 
   private val file = new ParquetLeaves(message, store)
   import file.{definition, under => leavesUnder, writer}
@@ -85,9 +87,12 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     def untypedOnly(pos: Int, r: Int, whole: Boolean): Unit = {
       // The top-level value keeps its own bytes; a nested one gets its own, smaller metadata.
       val bytes = if (whole) UntypedValue.encode(new Variant(value, metadata)) else {
-        val b = new VariantBuilder(false)
-        b.appendVariant(variantAt(pos))
-        UntypedValue.encode(b.result())
+        val fast = residual.of(value, metadata, generation, pos)
+        if (fast != null) fast else {
+          val b = new VariantBuilder(false)
+          b.appendVariant(variantAt(pos))
+          UntypedValue.encode(b.result())
+        }
       }
       untyped.bytes(bytes, r)
       typedNulls(r)
@@ -172,34 +177,53 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     private val byName = s.fieldNames.zipWithIndex.toMap
     private val ids = new FieldsById(k => byName.getOrElse(k, -1))
     private val written = new Array[Boolean](s.length)
+    // The row's fields outside the schema (dictionary id, position), for its residual.
+    private var outsideIds = new Array[Int](8)
+    private var outsideAt = new Array[Int](8)
+    private var outside = 0
 
     def write(pos: Int, r: Int, whole: Boolean): Unit = {
       if (VariantUtil.getType(value, pos) != VariantUtil.Type.OBJECT) return untypedOnly(pos, r, whole)
       java.util.Arrays.fill(written, false)
-      var rest: VariantBuilder = null
-      var entries: JArrayList[VariantBuilder.FieldEntry] = null
+      outside = 0
       ids.foreachField(value, pos, metadata, generation)((field, at) => {
         if (written(field)) throw new IllegalArgumentException(
           s"Malformed variant: the key '${s(field).name}' appears twice in one object")
         written(field) = true
         fields(field).write(at, r, whole = false)
-      }, (key, _, at) => {
-        if (rest == null) {
-          rest = new VariantBuilder(false)
-          entries = new JArrayList[VariantBuilder.FieldEntry]()
+      }, (_, id, at) => {
+        if (outside == outsideIds.length) {
+          outsideIds = java.util.Arrays.copyOf(outsideIds, outside * 2)
+          outsideAt = java.util.Arrays.copyOf(outsideAt, outside * 2)
         }
-        entries.add(new VariantBuilder.FieldEntry(key, rest.addKey(key), rest.getWritePos))
-        rest.appendVariant(variantAt(at))
+        outsideIds(outside) = id
+        outsideAt(outside) = at
+        outside += 1
       })
       var i = 0
       while (i < fields.length) {
         if (!written(i)) fields(i).nulls(r, objectDefinition)
         i += 1
       }
-      if (rest != null) {
-        rest.finishWritingObject(0, entries)
-        untyped.bytes(UntypedValue.encode(rest.result()), r)
+      if (outside > 0) {
+        val fast = residual.ofFields(value, metadata, generation, outsideIds, outsideAt, outside)
+        untyped.bytes(if (fast != null) fast else rest(), r)
       } else untyped.writer.writeNull(r, present)
+    }
+
+    /** The residual of the fields outside the schema, built by Spark's `VariantBuilder`. */
+    private def rest(): Array[Byte] = {
+      val b = new VariantBuilder(false)
+      val entries = new JArrayList[VariantBuilder.FieldEntry]()
+      var i = 0
+      while (i < outside) {
+        val key = VariantUtil.getMetadataKey(metadata, outsideIds(i))
+        entries.add(new VariantBuilder.FieldEntry(key, b.addKey(key), b.getWritePos))
+        b.appendVariant(variantAt(outsideAt(i)))
+        i += 1
+      }
+      b.finishWritingObject(0, entries)
+      UntypedValue.encode(b.result())
     }
 
     def typedNulls(r: Int): Unit = {
