@@ -434,10 +434,11 @@ _KEY_ORDER_EVENTS = [
 ]
 
 
+@pytest.mark.parametrize("layout", ["draft", "spec"])
 @pytest.mark.parametrize("order", ["spark", "code_point"])
-def test_draft_residuals_keep_their_values_whatever_the_key_order(
-        spark: SparkSession, tmp_path: Path, order: str) -> None:
-    """The draft residuals, written column by column, are the row-by-row write's bytes, whether the
+def test_residuals_keep_their_values_whatever_the_key_order(
+        spark: SparkSession, tmp_path: Path, order: str, layout: str) -> None:
+    """The residuals, written column by column, are the row-by-row write's bytes, whether the
     source's objects list their keys in Spark's order or in code-point order (another writer's)."""
     from tests.support.variant_codec import encode
     if order == "spark":
@@ -454,8 +455,8 @@ def test_draft_residuals_keep_their_values_whatever_the_key_order(
     for columnar in (True, False):
         out = str(tmp_path / f"columnar_{columnar}")
         with confs(spark, {COLUMNAR: str(columnar).lower()}):
-            pyspark_ext.shred(source.coalesce(1), "v", "id bigint, x struct<a: bigint>, tags array<string>") \
-                .write.parquet(out)
+            pyspark_ext.shred(source.coalesce(1), "v", "id bigint, x struct<a: bigint>, tags array<string>",
+                              layout=layout).write.parquet(out)
         [files[columnar]] = _files(out)
     assert pq.ParquetFile(files[True]).metadata.metadata.get(FOOTER_KEY) == b"v"
     assert pq.read_table(files[True]).equals(pq.read_table(files[False]))

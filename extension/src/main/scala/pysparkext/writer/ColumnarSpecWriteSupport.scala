@@ -20,12 +20,12 @@ import org.apache.spark.types.variant.VariantSchema
  * The spec-layout writer's Parquet write support: Spark's own `ParquetWriteSupport` decides the
  * file (its schema, its footer metadata, and every column but the top-level shredded ones), and
  * each top-level VARIANT column with a shredding schema is written column by column
- * ([[ShreddedLeafWriters]]).
+ * ([[SpecColumnWriter]]; in the draft layout, [[DraftColumnWriter]]).
  *
  * Why: Spark's path shreds a value into an `InternalRow` per level and writes it field by field
  * through Parquet's `RecordConsumer`, which tracks at every level which fields were written; for
  * a schema of some twenty leaves that is about a fifth of a write. The values are shredded by
- * Spark's rules ([[SpecShredder]]), so the files hold what Spark's shredding writer writes with
+ * Spark's rules ([[SpecShredder.typed]]), so the files hold what Spark's shredding writer writes with
  * that schema, value for value.
  *
  * How it shares the file with Spark's support: Parquet builds one set of column writers for the
@@ -80,9 +80,8 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
     }
     drafts = plan.drafts.map(d => DraftColumn(d.ordinal,
       new DraftColumnWriter(plan.message, d.name, d.shredding, store))).toArray
-    columns = plan.shredded.map(c => Column(c.ordinal, new SpecShredder(c.schema),
-      ShreddedLeafWriters(plan.message, c.name, c.schema, store),
-      plan.message.getMaxDefinitionLevel(c.name))).toArray
+    columns = plan.shredded.map(c => Column(c.ordinal,
+      new SpecColumnWriter(plan.message, c.name, c.schema, store))).toArray
     if (rest != null) {
       restConsumer = new ColumnIOFactory(false).getColumnIO(plan.restSchema).getRecordWriter(store)
       rest.prepareForWrite(restConsumer)
@@ -101,11 +100,7 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
     var i = 0
     while (i < columns.length) {
       val c = columns(i)
-      if (row.isNullAt(c.ordinal)) c.writer.nulls(0, c.definition - 1)
-      else {
-        val v = row.getVariant(c.ordinal)
-        c.writer.write(c.shredder.shred(v), 0)
-      }
+      if (row.isNullAt(c.ordinal)) c.writer.writeNull() else c.writer.write(row.getVariant(c.ordinal))
       i += 1
     }
     if (rest != null) {
@@ -138,7 +133,7 @@ object ColumnarSpecWriteSupport extends Logging {
   /** A column Spark's support writes: as the row schema has it, and as it is written. */
   final case class Other(row: org.apache.spark.sql.types.StructField,
                          written: org.apache.spark.sql.types.StructField, ordinal: Int)
-  final case class Column(ordinal: Int, shredder: SpecShredder, writer: LevelWriter, definition: Int)
+  final case class Column(ordinal: Int, writer: SpecColumnWriter)
 
   /** What one file's write does column by column, and the file's Parquet schema. */
   final case class Plan(message: MessageType, shredded: Seq[Shredded], drafts: Seq[Draft],
@@ -174,7 +169,7 @@ object ColumnarSpecWriteSupport extends Logging {
         val others = row.fields.indices.filterNot(i => shredded.contains(i) || drafts.exists(_.ordinal == i))
         try {
           // Every leaf is checked before the file is written.
-          columns.foreach(c => ShreddedLeafWriters(message, c.name, c.schema, ParquetLeaves.Dry))
+          columns.foreach(c => new SpecColumnWriter(message, c.name, c.schema, ParquetLeaves.Dry))
           drafts.foreach(d => new DraftColumnWriter(message, d.name, d.shredding, ParquetLeaves.Dry))
           Some(Plan(message, columns, drafts, others.map(i => Other(row(i), written(i), i))))
         } catch {

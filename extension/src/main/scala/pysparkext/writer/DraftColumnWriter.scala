@@ -24,9 +24,9 @@ import pysparkext.variant.layout.DraftLayout
  * two ways' files leaf by leaf.
  *
  * Object fields are found by dictionary id, with one key lookup per distinct metadata, as in
- * [[SpecShredder]]; residuals are built by [[DraftResidual]], with the same bytes as the
+ * [[SpecColumnWriter]]; residuals are built by [[DraftResidual]], with the same bytes as the
  * expression's `VariantBuilder`. Levels come from the file's schema (`MessageType`), as in
- * [[ShreddedLeafWriters]] ([[ParquetLeaves]]); a schema this writer does not know how to fill (a
+ * [[SpecColumnWriter]] ([[ParquetLeaves]]); a schema this writer does not know how to fill (a
  * typed leaf of another physical type, such as INT96 timestamps) throws
  * [[ShreddedLeafWriters.Unsupported]] when built (with [[ParquetLeaves.Dry]] as the store, to check).
  */

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets
 import org.apache.spark.types.variant.VariantUtil
 import org.apache.spark.types.variant.VariantUtil.{readUnsigned, writeLong}
 
+import pysparkext.writer.ObjectHeader.integerSize
+
 /**
  * The draft layout's residuals (`untyped_value`: a variant's metadata, then its value) for the
  * column-by-column writer ([[DraftColumnWriter]]), byte for byte what Spark's `VariantBuilder`
@@ -165,28 +167,12 @@ private[writer] final class DraftResidual {
     true
   }
 
-  // The two headers as VariantBuilder's finishWritingObject / finishWritingArray write them, after
-  // the data: the data moves up by the header's size.
+  // The headers as VariantBuilder's finishWritingObject / finishWritingArray write them, after the
+  // data: the data moves up by the header's size.
   private def finishObject(start: Int, ids: Array[Int], offsets: Array[Int], maxId: Int): Unit = {
-    val n = ids.length
     val dataSize = pos - start
-    val large = n > VariantUtil.U8_MAX
-    val sizeBytes = if (large) VariantUtil.U32_SIZE else 1
-    val idSize = integerSize(maxId)
-    val offsetSize = integerSize(dataSize)
-    val headerSize = 1 + sizeBytes + n * idSize + (n + 1) * offsetSize
-    shift(start, dataSize, headerSize)
-    out(start) = VariantUtil.objectHeader(large, idSize, offsetSize)
-    writeLong(out, start + 1, n, sizeBytes)
-    val idStart = start + 1 + sizeBytes
-    val offsetStart = idStart + n * idSize
-    var i = 0
-    while (i < n) {
-      writeLong(out, idStart + i * idSize, ids(i), idSize)
-      writeLong(out, offsetStart + i * offsetSize, offsets(i), offsetSize)
-      i += 1
-    }
-    writeLong(out, offsetStart + n * offsetSize, dataSize, offsetSize)
+    shift(start, dataSize, ObjectHeader.size(ids.length, maxId, dataSize))
+    ObjectHeader.write(out, start, ids, offsets, ids.length, maxId, dataSize)
   }
 
   private def finishArray(start: Int, offsets: Array[Int]): Unit = {
@@ -241,6 +227,4 @@ private[writer] final class DraftResidual {
     bytes
   }
 
-  private def integerSize(v: Long): Int =
-    if (v <= VariantUtil.U8_MAX) 1 else if (v <= VariantUtil.U16_MAX) 2 else if (v <= VariantUtil.U24_MAX) 3 else 4
 }

@@ -1,6 +1,7 @@
 package pysparkext.writer
 
 import org.apache.parquet.column.{ColumnDescriptor, ColumnWriteStore, ColumnWriter}
+import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType}
 import org.apache.parquet.schema.Type.Repetition
 
@@ -31,6 +32,13 @@ private[writer] final class ParquetLeaves(val message: MessageType, store: Colum
     val list = path :+ group.getType(0).getName
     (list :+ group.getType(0).asGroupType().getType(0).getName, repetition(list))
   }
+}
+
+/** One leaf: its writer, its definition level when present, and its parent's (when absent). */
+private[writer] final class Leaf(val writer: ColumnWriter, val present: Int, val absent: Int) {
+  def bytes(b: Array[Byte], r: Int): Unit =
+    if (b != null) writer.write(Binary.fromConstantByteArray(b), r, present)
+    else writer.writeNull(r, absent)
 }
 
 private[writer] object ParquetLeaves {
