@@ -14,6 +14,7 @@ import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
 
 import pysparkext.variant.codec.{TypedValue, UntypedValue}
 import pysparkext.variant.layout.DraftLayout
+import pysparkext.writer.ParquetLeaves.writeNulls
 
 /**
  * Writes one VARIANT column in the draft layout straight into Parquet's column writers, shredding
@@ -79,8 +80,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     def write(pos: Int, r: Int, whole: Boolean): Unit
 
     def nulls(r: Int, d: Int): Unit = {
-      var i = 0
-      while (i < leaves.length) { leaves(i).writeNull(r, d); i += 1 }
+      writeNulls(leaves, r, d)
     }
 
     /** The value whole in the residual; the typed part absent. */
@@ -174,39 +174,16 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     private val objectDefinition = definition(objectPath)
     private val objectLeaves = leavesUnder(objectPath)
     private val fields = s.fields.map(f => level(objectPath :+ f.name, f.dataType))
-    private val byName = s.fieldNames.zipWithIndex.toMap
-    private val ids = new FieldsById(k => byName.getOrElse(k, -1))
-    private val written = new Array[Boolean](s.length)
-    // The row's fields outside the schema (dictionary id, position), for its residual.
-    private var outsideIds = new Array[Int](8)
-    private var outsideAt = new Array[Int](8)
-    private var outside = 0
+    private val ids = new FieldsById(s.fieldNames)
+    import ids.outside
 
     def write(pos: Int, r: Int, whole: Boolean): Unit = {
       if (VariantUtil.getType(value, pos) != VariantUtil.Type.OBJECT) return untypedOnly(pos, r, whole)
-      java.util.Arrays.fill(written, false)
-      outside = 0
-      ids.foreachField(value, pos, metadata, generation)((field, at) => {
-        if (written(field)) throw new IllegalArgumentException(
-          s"Malformed variant: the key '${s(field).name}' appears twice in one object")
-        written(field) = true
-        fields(field).write(at, r, whole = false)
-      }, (_, id, at) => {
-        if (outside == outsideIds.length) {
-          outsideIds = java.util.Arrays.copyOf(outsideIds, outside * 2)
-          outsideAt = java.util.Arrays.copyOf(outsideAt, outside * 2)
-        }
-        outsideIds(outside) = id
-        outsideAt(outside) = at
-        outside += 1
-      })
-      var i = 0
-      while (i < fields.length) {
-        if (!written(i)) fields(i).nulls(r, objectDefinition)
-        i += 1
-      }
-      if (outside > 0) {
-        val fast = residual.ofFields(value, metadata, generation, outsideIds, outsideAt, outside)
+      ids.foreachField(value, pos, metadata, generation)(
+        (field, at) => fields(field).write(at, r, whole = false),
+        field => fields(field).nulls(r, objectDefinition))
+      if (outside.count > 0) {
+        val fast = residual.ofFields(value, metadata, generation, outside.ids, outside.at, outside.count)
         untyped.bytes(if (fast != null) fast else rest(), r)
       } else untyped.writer.writeNull(r, present)
     }
@@ -216,10 +193,10 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
       val b = new VariantBuilder(false)
       val entries = new JArrayList[VariantBuilder.FieldEntry]()
       var i = 0
-      while (i < outside) {
-        val key = VariantUtil.getMetadataKey(metadata, outsideIds(i))
+      while (i < outside.count) {
+        val key = VariantUtil.getMetadataKey(metadata, outside.ids(i))
         entries.add(new VariantBuilder.FieldEntry(key, b.addKey(key), b.getWritePos))
-        b.appendVariant(variantAt(outsideAt(i)))
+        b.appendVariant(variantAt(outside.at(i)))
         i += 1
       }
       b.finishWritingObject(0, entries)
@@ -227,8 +204,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     }
 
     def typedNulls(r: Int): Unit = {
-      var i = 0
-      while (i < objectLeaves.length) { objectLeaves(i).writeNull(r, present); i += 1 }
+      writeNulls(objectLeaves, r, present)
     }
   }
 
@@ -245,10 +221,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
       if (VariantUtil.getType(value, pos) != VariantUtil.Type.ARRAY) return untypedOnly(pos, r, whole)
       untyped.writer.writeNull(r, present)
       VariantUtil.handleArray(value, pos, (size, offsetSize, offsetStart, dataStart) => {
-        if (size == 0) {
-          var i = 0
-          while (i < arrayLeaves.length) { arrayLeaves(i).writeNull(r, arrayDefinition); i += 1 }
-        }
+        if (size == 0) writeNulls(arrayLeaves, r, arrayDefinition)
         var j = 0
         while (j < size) {
           val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
@@ -260,8 +233,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     }
 
     def typedNulls(r: Int): Unit = {
-      var i = 0
-      while (i < arrayLeaves.length) { arrayLeaves(i).writeNull(r, present); i += 1 }
+      writeNulls(arrayLeaves, r, present)
     }
   }
 }

@@ -105,7 +105,10 @@ private[writer] final class DraftResidual {
     newIds(c)
   }
 
-  private def append(at: Int): Boolean = (value(at) & VariantUtil.BASIC_TYPE_MASK) match {
+  // A position or value past the row's bytes is left to VariantBuilder, to report as Spark does.
+  private def append(at: Int): Boolean = at >= 0 && at < value.length && append(at, value(at))
+
+  private def append(at: Int, header: Byte): Boolean = (header & VariantUtil.BASIC_TYPE_MASK) match {
     case VariantUtil.OBJECT =>
       VariantUtil.handleObject(value, at, (size, idSize, offsetSize, idStart, offsetStart, dataStart) => {
         val ids = new Array[Int](size)
@@ -134,7 +137,6 @@ private[writer] final class DraftResidual {
       }).booleanValue
     case _ =>
       val size = VariantUtil.valueSize(value, at)
-      // A value that runs past the row's bytes is left to VariantBuilder, to report as Spark does.
       at + size <= value.length && {
         reserve(size)
         System.arraycopy(value, at, out, pos, size)

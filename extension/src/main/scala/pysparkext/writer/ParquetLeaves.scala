@@ -42,6 +42,12 @@ private[writer] final class Leaf(val writer: ColumnWriter, val present: Int, val
 }
 
 private[writer] object ParquetLeaves {
+  /** Every writer of `leaves` null, at repetition level `r` and definition level `d`. */
+  def writeNulls(leaves: Array[ColumnWriter], r: Int, d: Int): Unit = {
+    var i = 0
+    while (i < leaves.length) { leaves(i).writeNull(r, d); i += 1 }
+  }
+
   /** A column store without columns: to check a schema before a file exists. */
   object Dry extends ColumnWriteStore {
     override def getColumnWriter(path: ColumnDescriptor): ColumnWriter = null

@@ -9,6 +9,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantSchema, VariantUtil}
 import org.apache.spark.unsafe.types.VariantVal
 
+import pysparkext.writer.ParquetLeaves.writeNulls
+
 /**
  * Writes one spec-layout shredded VARIANT column straight into Parquet's column writers, shredding
  * each value as it goes by the rules of Spark's `VariantShreddingWriter.castShredded` with Spark's
@@ -91,8 +93,7 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
 
     /** The typed part absent. */
     def typedNulls(r: Int): Unit = {
-      var i = 0
-      while (i < typedLeaves.length) { typedLeaves(i).writeNull(r, present); i += 1 }
+      writeNulls(typedLeaves, r, present)
     }
 
     /** The residual: `bytes`, or null (absent) when null. */
@@ -104,8 +105,7 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
 
     /** Every leaf below: null at definition level `d`. A field the object lacks is null at `present`. */
     def nulls(r: Int, d: Int): Unit = {
-      var i = 0
-      while (i < leaves.length) { leaves(i).writeNull(r, d); i += 1 }
+      writeNulls(leaves, r, d)
     }
 
     def missing(r: Int): Unit = nulls(r, present)
@@ -159,10 +159,7 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
       def write(pos: Int, r: Int): Boolean = VariantUtil.getType(value, pos) == VariantUtil.Type.ARRAY && {
         if (valueLeaf != null) valueLeaf.writeNull(r, present)
         VariantUtil.handleArray(value, pos, (size, offsetSize, offsetStart, dataStart) => {
-          if (size == 0) {
-            var i = 0
-            while (i < typedLeaves.length) { typedLeaves(i).writeNull(r, empty); i += 1 }
-          }
+          if (size == 0) writeNulls(typedLeaves, r, empty)
           var j = 0
           while (j < size) {
             val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
@@ -177,39 +174,13 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
 
     private final class ObjectTyped(p: Array[String], schema: VariantSchema) extends Typed {
       private val fields = schema.objectSchema.map(f => new Level(p :+ f.fieldName, f.schema))
-      private val ids = new FieldsById(k => {
-        val at = schema.objectSchemaMap.get(k)
-        if (at == null) -1 else at.intValue
-      })
-      private val written = new Array[Boolean](fields.length)
-      // The row's fields outside the schema (dictionary id, position), for the residual.
-      private var outsideIds = new Array[Int](8)
-      private var outsideAt = new Array[Int](8)
-      private var outside = 0
+      private val ids = new FieldsById(schema.objectSchema.map(_.fieldName))
+      import ids.outside
 
       def write(pos: Int, r: Int): Boolean = VariantUtil.getType(value, pos) == VariantUtil.Type.OBJECT && {
-        java.util.Arrays.fill(written, false)
-        outside = 0
-        ids.foreachField(value, pos, metadata, generation)((field, at) => {
-          if (written(field)) throw new IllegalArgumentException(
-            s"Malformed variant: the key '${schema.objectSchema(field).fieldName}' appears twice in one object")
-          written(field) = true
-          fields(field).write(at, r)
-        }, (_, id, at) => {
-          if (outside == outsideIds.length) {
-            outsideIds = java.util.Arrays.copyOf(outsideIds, outside * 2)
-            outsideAt = java.util.Arrays.copyOf(outsideAt, outside * 2)
-          }
-          outsideIds(outside) = id
-          outsideAt(outside) = at
-          outside += 1
-        })
-        var i = 0
-        while (i < fields.length) {
-          if (!written(i)) fields(i).missing(r)
-          i += 1
-        }
-        residual(if (outside == 0) null else rest(), r)
+        ids.foreachField(value, pos, metadata, generation)((field, at) => fields(field).write(at, r),
+          field => fields(field).missing(r))
+        residual(if (outside.count == 0) null else rest(), r)
         true
       }
 
@@ -224,28 +195,28 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
         var maxId = 0
         var dataSize = 0L
         var i = 0
-        while (i < outside) {
-          if (i > 0 && ids.key(outsideIds(i - 1)).compareTo(ids.key(outsideIds(i))) >= 0) ordered = false
-          maxId = math.max(maxId, outsideIds(i))
-          val size = VariantUtil.valueSize(value, outsideAt(i))
-          if (outsideAt(i) + size > value.length) ordered = false // malformed: Spark's builder reports it
+        while (i < outside.count) {
+          if (i > 0 && ids.key(outside.ids(i - 1)).compareTo(ids.key(outside.ids(i))) >= 0) ordered = false
+          maxId = math.max(maxId, outside.ids(i))
+          val size = VariantUtil.valueSize(value, outside.at(i))
+          if (outside.at(i) + size > value.length) ordered = false // malformed: Spark's builder reports it
           dataSize += size
           i += 1
         }
         if (!ordered || dataSize > VariantUtil.SIZE_LIMIT) return viaBuilder()
-        val header = ObjectHeader.size(outside, maxId, dataSize.toInt)
+        val header = ObjectHeader.size(outside.count, maxId, dataSize.toInt)
         val out = new Array[Byte](header + dataSize.toInt)
-        val offsets = new Array[Int](outside)
+        val offsets = new Array[Int](outside.count)
         var at = header
         i = 0
-        while (i < outside) {
-          val size = VariantUtil.valueSize(value, outsideAt(i))
+        while (i < outside.count) {
+          val size = VariantUtil.valueSize(value, outside.at(i))
           offsets(i) = at - header
-          System.arraycopy(value, outsideAt(i), out, at, size)
+          System.arraycopy(value, outside.at(i), out, at, size)
           at += size
           i += 1
         }
-        ObjectHeader.write(out, 0, outsideIds, offsets, outside, maxId, dataSize.toInt)
+        ObjectHeader.write(out, 0, outside.ids, offsets, outside.count, maxId, dataSize.toInt)
         out
       }
 
@@ -253,9 +224,9 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
         val b = new VariantBuilder(false)
         val entries = new JArrayList[VariantBuilder.FieldEntry]()
         var i = 0
-        while (i < outside) {
-          entries.add(new VariantBuilder.FieldEntry(ids.key(outsideIds(i)), outsideIds(i), b.getWritePos))
-          val at = outsideAt(i)
+        while (i < outside.count) {
+          entries.add(new VariantBuilder.FieldEntry(ids.key(outside.ids(i)), outside.ids(i), b.getWritePos))
+          val at = outside.at(i)
           val size = VariantUtil.valueSize(value, at)
           b.shallowAppendVariant(new Variant(java.util.Arrays.copyOfRange(value, at, at + size), metadata))
           i += 1
