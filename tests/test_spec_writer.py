@@ -317,6 +317,31 @@ def test_tables_created_from_marked_data(spark: SparkSession, source: DataFrame,
         spark.sql("DROP TABLE IF EXISTS spec_writer_t2")
 
 
+def test_inserts_into_an_existing_table_keep_the_schema(spark: SparkSession, source: DataFrame,
+                                                        tmp_path: Path) -> None:
+    """`insertInto` and `INSERT INTO` rename the data to the table's columns: the files still get
+    the schema the data was marked with, and every value reads back."""
+    marked = pyspark_ext.shred(source.select("id", "v"), "v", V_SCHEMA, layout="spec")
+    marked.createOrReplaceTempView("spec_writer_insert")
+    location = tmp_path / "t3"
+    try:
+        spark.sql(f"CREATE TABLE spec_writer_t3 (id bigint, v variant) USING parquet LOCATION '{location}'")
+        marked.write.insertInto("spec_writer_t3")
+        first = set(_files(str(location)))
+        spark.sql("INSERT INTO spec_writer_t3 SELECT * FROM spec_writer_insert")
+        second = set(_files(str(location))) - first
+        assert first and second
+        for f in first | second:
+            v = pq.ParquetFile(f).schema_arrow.field("v").type
+            assert actual_tree(v, top=True) == expected_tree(_schema_type(V_SCHEMA)), f
+        expected = {r.id: _normalised(r.j) for r in source.selectExpr("id", "to_json(v) AS j").collect()}
+        rows = spark.table("spec_writer_t3").selectExpr("id", "to_json(v) AS j").collect()
+        assert len(rows) == 2 * len(expected)
+        assert all(_normalised(r.j) == expected[r.id] for r in rows)
+    finally:
+        spark.sql("DROP TABLE IF EXISTS spec_writer_t3")
+
+
 def test_the_draft_layout_is_unchanged(spark: SparkSession, source: DataFrame) -> None:
     draft = pyspark_ext.shred(source, "v", "id bigint, kind string")
     assert draft.schema["v"].dataType.simpleString() == (

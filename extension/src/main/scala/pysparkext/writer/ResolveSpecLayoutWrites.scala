@@ -82,13 +82,52 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
 
   private def writeThroughFormat(plan: LogicalPlan): LogicalPlan = plan.transformDown {
     case cmd: InsertIntoHadoopFsRelationCommand if cmd.fileFormat.getClass == classOf[ParquetFileFormat] =>
-      val query = draftColumnsMarked(cmd.query)
+      val query = draftColumnsMarked(marksThroughRenames(cmd.query)._1)
       // The option makes the new command differ from the old one: Spark's ParquetFileFormat
       // equals any ParquetFileFormat, ours included, so a copy that changed only the format
       // would count as unchanged and the transform would keep the old node.
       if (!SpecShreddingSchema.hasSchemas(query.schema)) cmd
       else SparkInternals.withWriteFormat(cmd, new SpecShreddingParquetFormat,
         cmd.options + (WriterOption -> "true"), query)
+  }
+
+  /**
+   * An insert into an existing table renames the data to the table's columns, `v AS v` with the
+   * table column's metadata, which drops the spec-layout mark of `v`. Here a rename in the
+   * projections at the top of the write's query keeps the mark of the column it renames (and the
+   * references above it see the marked column), so the insert writes the schema the data asked for.
+   *
+   * {{{
+   * Before: InsertIntoHadoopFsRelationCommand parquet, `t`
+   *         +- Project [id AS id, v {pyspark_ext.variantShreddingSchema: s} AS v]
+   * After:  InsertIntoHadoopFsRelationCommand parquet, `t`
+   *         +- Project [id AS id, v AS v {pyspark_ext.variantShreddingSchema: s}]
+   * }}}
+   */
+  private def marksThroughRenames(plan: LogicalPlan): (LogicalPlan, Map[ExprId, Metadata]) = plan match {
+    case p @ Project(list, child) =>
+      val (below, markedBelow) = marksThroughRenames(child)
+      var marked = Map.empty[ExprId, Metadata]
+      val newList = list.map {
+        case r: AttributeReference if markedBelow.contains(r.exprId) =>
+          marked += r.exprId -> markedBelow(r.exprId)
+          r.withMetadata(markedBelow(r.exprId))
+        case a @ Alias(r: AttributeReference, name) if specMark(r, markedBelow).isDefined &&
+            !a.metadata.contains(SpecShreddingSchema.MetadataKey) =>
+          val md = new MetadataBuilder().withMetadata(a.metadata)
+            .putString(SpecShreddingSchema.MetadataKey, specMark(r, markedBelow).get).build()
+          marked += a.exprId -> md
+          SparkInternals.alias(r, name, a.exprId, a.qualifier, Some(md), a.nonInheritableMetadataKeys)
+        case e => e
+      }
+      if (marked.isEmpty) (plan, Map.empty) else (p.copy(projectList = newList, child = below), marked)
+    case other => (other, Map.empty)
+  }
+
+  private def specMark(r: AttributeReference, markedBelow: Map[ExprId, Metadata]): Option[String] = {
+    val md = markedBelow.getOrElse(r.exprId, r.metadata)
+    if (md.contains(SpecShreddingSchema.MetadataKey)) Some(md.getString(SpecShreddingSchema.MetadataKey))
+    else None
   }
 
   /**
