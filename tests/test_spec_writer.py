@@ -420,6 +420,26 @@ def test_the_draft_layout_columnar_write_writes_what_the_expression_writes(
     _same_files(_write_both_ways(source, tmp_path, "draft", schemas), footer, same_row_groups=False)
 
 
+@pytest.mark.parametrize(("after", "footer"), [
+    (lambda df: df.where("id % 3 != 0").repartition(2, "id").sortWithinPartitions("id"), b"v"),
+    # A filter on the draft struct itself needs the struct: the expression stays, row by row.
+    (lambda df: df.where("v.object.id.typed_value % 3 != 0").sortWithinPartitions("id"), None),
+], ids=["by_other_columns", "by_the_shredded_column"])
+def test_the_draft_layout_columnar_write_after_a_filter_and_a_sort(
+        spark: SparkSession, source: DataFrame, tmp_path: Path, after, footer: bytes | None) -> None:
+    schema = DRAFT_COLUMNAR[0][1]
+    files = {}
+    for columnar in (True, False):
+        out = str(tmp_path / f"columnar_{columnar}")
+        with confs(spark, {COLUMNAR: str(columnar).lower()}):
+            after(pyspark_ext.shred(source.select("id", "v"), "v", schema)).write.parquet(out)
+        files[columnar] = [pq.read_table(f) for f in _files(out)]
+        assert {pq.ParquetFile(f).metadata.metadata.get(FOOTER_KEY) for f in _files(out)} == \
+            {footer if columnar else None}
+    both = [pa.concat_tables(files[c]).sort_by("id") for c in (True, False)]
+    assert both[0].num_rows > 0 and both[0].equals(both[1])
+
+
 def _same_files(files: dict[bool, list[Path]], footer: bytes | None, same_row_groups: bool = True) -> None:
     assert len(files[True]) == len(files[False]) == FILES
     for columnar, rows in zip(files[True], files[False]):

@@ -1,7 +1,7 @@
 package pysparkext.writer
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, ExprId, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Repartition, RepartitionByExpression, Sort}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
@@ -152,8 +152,8 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
   /**
    * The chain of projections at the top of `plan`, with each `shred_variant(v, 'schema') AS name`
    * turned into the marked `v AS name`, and the ids so marked. A projection above may pass such a
-   * column on as it is; one that uses it any other way (a field of the struct, say) keeps the
-   * whole chain as it was.
+   * column on as it is, and a filter, sort or repartition by other columns may stand between them;
+   * one that uses it any other way (a field of the struct, say) keeps the whole chain as it was.
    */
   private def markDrafts(plan: LogicalPlan): (LogicalPlan, Map[ExprId, Metadata]) = plan match {
     case p @ Project(list, child) =>
@@ -175,6 +175,11 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
         case e => e
       }
       if (marked.isEmpty) (plan, Map.empty) else (p.copy(projectList = newList, child = below), marked)
+    // Rows kept, ordered or moved by the other columns pass the column on as it is.
+    case u @ (_: Filter | _: Sort | _: Repartition | _: RepartitionByExpression) =>
+      val (below, markedBelow) = markDrafts(u.children.head)
+      val usesIt = u.expressions.exists(_.references.exists(a => markedBelow.contains(a.exprId)))
+      if (markedBelow.isEmpty || usesIt) (plan, Map.empty) else (u.withNewChildren(Seq(below)), markedBelow)
     case other => (other, Map.empty)
   }
 
