@@ -440,6 +440,25 @@ def test_the_draft_layout_columnar_write_after_a_filter_and_a_sort(
     assert both[0].num_rows > 0 and both[0].equals(both[1])
 
 
+@pytest.mark.parametrize("layout", ["spec", "draft"])
+def test_rebased_dates_and_timestamps_are_written_as_spark_writes_them(
+        spark: SparkSession, tmp_path: Path, layout: str) -> None:
+    """Under the LEGACY rebase modes Spark's writer rebases dates and timestamps before 1582 (and
+    marks the footer so readers rebase back): such a write goes Spark's way, row by row, and the
+    old dates read back as they were written."""
+    source = spark.sql("SELECT id, to_variant_object(named_struct('d', date_add(date'1000-01-01', CAST(id AS int)), "
+                       "'t', timestamp'1000-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, id))) AS v "
+                       "FROM range(4)")
+    expected = {r.id: r.j for r in source.selectExpr("id", "to_json(v) AS j").collect()}
+    schema = "d date, t timestamp" if layout == "spec" else "d date, t timestamp_ntz"
+    out = str(tmp_path / layout)
+    with confs(spark, {"spark.sql.parquet.datetimeRebaseModeInWrite": "LEGACY",
+                       "spark.sql.parquet.int96RebaseModeInWrite": "LEGACY"}):
+        pyspark_ext.shred(source, "v", schema, layout=layout).write.parquet(out)
+    assert all(FOOTER_KEY not in pq.ParquetFile(f).metadata.metadata for f in _files(out))
+    assert {r.id: r.j for r in spark.read.parquet(out).selectExpr("id", "to_json(v) AS j").collect()} == expected
+
+
 def _same_files(files: dict[bool, list[Path]], footer: bytes | None, same_row_groups: bool = True) -> None:
     assert len(files[True]) == len(files[False]) == FILES
     for columnar, rows in zip(files[True], files[False]):

@@ -12,6 +12,7 @@ import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.{DataType, StructType, VariantType}
 import org.apache.spark.types.variant.VariantSchema
@@ -34,8 +35,9 @@ import org.apache.spark.types.variant.VariantSchema
  * for the other columns only (a VARIANT shredded inside a struct among them: Spark's support
  * shreds it), writes them through a record consumer over the same store, whose end of message ends
  * the row. Where this cannot apply (no top-level shredded column, a typed leaf the column writer
- * does not handle, a record consumer that is not Parquet's own), Spark's support writes the whole
- * file, as before, and that is logged. A file written column by column says so in its footer
+ * does not handle, a record consumer that is not Parquet's own, a write that rebases old dates and
+ * timestamps: `LEGACY` or `EXCEPTION` rebase modes), Spark's support writes the whole file, as
+ * before, and that is logged. A file written column by column says so in its footer
  * ([[FooterKey]]).
  */
 class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
@@ -164,6 +166,11 @@ object ColumnarSpecWriteSupport extends Logging {
           case _ => false
         })
         if (shredded.isEmpty && drafts.isEmpty) return no("no top-level shredded column")
+        // Spark's writer rebases old dates and timestamps (or refuses them) under these modes;
+        // the column writers write values as they are, so those files go Spark's way.
+        val rebased = Seq(SQLConf.PARQUET_REBASE_MODE_IN_WRITE, SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE)
+          .map(c => s"${c.key}=${conf.get(c.key, c.defaultValueString)}").filterNot(_.toUpperCase(java.util.Locale.ROOT).endsWith("=CORRECTED"))
+        if (rebased.nonEmpty) return no(s"dates and timestamps are rebased on write (${rebased.mkString(", ")})")
         val columns = shredded.map(i =>
           Shredded(written(i).name, i, SparkInternals.buildVariantSchema(written(i).dataType)))
         val others = row.fields.indices.filterNot(i => shredded.contains(i) || drafts.exists(_.ordinal == i))
