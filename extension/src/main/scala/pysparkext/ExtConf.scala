@@ -185,11 +185,12 @@ object ExtConf {
       layout, `shred_variant(v, 'schema') AS name` where the last projections of a Parquet write
       pass it on (the column is written as the VARIANT and shredded as it is written). The
       row-by-row way builds a row per shredding level and hands it to Parquet field by field; on 1M
-      events this takes about 0.6x its time. The files hold the same values in the same layout; the other
-      columns, and a shredded VARIANT inside a struct, are written by Spark's Parquet writer as
-      always. A file whose typed leaves the column writers do not take (INT96 timestamps, Spark's
-      default output type for the draft layout's typed timestamps) is written the row-by-row way.
-      `false`: every file is written the row-by-row way.""")
+      events this takes about 0.5x its time. The files hold the same values in the same layout; the
+      other columns, and a shredded VARIANT inside a struct, are written by Spark's Parquet writer
+      as always. A file whose typed leaves the column writers do not take (millisecond
+      timestamps), and every file of a write under the `LEGACY` or `EXCEPTION` date and timestamp
+      rebase modes, is written the row-by-row way. `false`: every file is written the row-by-row
+      way.""")
 
   val Strict: ConfEntry[Boolean] = switch("spark.pyspark_ext.strict", default = false, """
       `true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming

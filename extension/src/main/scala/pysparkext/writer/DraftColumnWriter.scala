@@ -8,6 +8,7 @@ import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.LogicalTypeAnnotation.{TimeUnit, TimestampLogicalTypeAnnotation}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
@@ -28,7 +29,7 @@ import pysparkext.writer.ParquetLeaves.writeNulls
  * [[SpecColumnWriter]]; residuals are built by [[DraftResidual]], with the same bytes as the
  * expression's `VariantBuilder`. Levels come from the file's schema (`MessageType`), as in
  * [[SpecColumnWriter]] ([[ParquetLeaves]]); a schema this writer does not know how to fill (a
- * typed leaf of another physical type, such as INT96 timestamps) throws
+ * typed leaf of another physical type, such as millisecond timestamps) throws
  * [[ShreddedLeafWriters.Unsupported]] when built (with [[ParquetLeaves.Dry]] as the store, to check).
  */
 final class DraftColumnWriter(message: MessageType, column: String, shredding: DataType,
@@ -253,6 +254,13 @@ object DraftColumnWriter {
           (w, x, r, d) => w.write(x.asInstanceOf[Long], r, d)
         case _ => unsupported
       }
+      // As Spark's writer writes INT96 (the rebase modes are CORRECTED here: ColumnarSpecWriteSupport):
+      // the nanoseconds of the day, then the Julian day, little-endian.
+      case (TimestampType, INT96) => (w, x, r, d) =>
+        val (day, nanos) = DateTimeUtils.toJulianDay(x.asInstanceOf[Long])
+        val bytes = java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+          .putLong(nanos).putInt(day).array()
+        w.write(Binary.fromConstantByteArray(bytes), r, d)
       case (_: DecimalType, INT32) => (w, x, r, d) => w.write(x.asInstanceOf[Decimal].toUnscaledLong.toInt, r, d)
       case (_: DecimalType, INT64) => (w, x, r, d) => w.write(x.asInstanceOf[Decimal].toUnscaledLong, r, d)
       case (_: DecimalType, FIXED_LEN_BYTE_ARRAY) =>
