@@ -50,7 +50,7 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
   private var restConsumer: RecordConsumer = _
   private var restRow: SparkInternals.ProjectedRow = _
   private var store: ColumnWriteStore = _
-  private var drafts: Array[DraftColumn] = _
+  private var conf: Configuration = _
   // Where the file is written row by row but has draft columns: they are shredded into rows first.
   private var draftRows: InternalRow => InternalRow = _
 
@@ -58,8 +58,8 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
 
   override def init(conf: Configuration): WriteContext = {
     val context = spark.init(conf)
+    this.conf = conf
     plan = ColumnarSpecWriteSupport.plan(conf, context.getSchema).orNull
-    draftRows = ColumnarSpecWriteSupport.draftRows(conf).orNull
     if (plan != null && plan.rest.nonEmpty) {
       val restConf = new Configuration(conf)
       restConf.set(SparkInternals.parquetRowSchemaKey, StructType(plan.rest.map(_.row)).json)
@@ -77,13 +77,13 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
         s"(${consumer.getClass.getName}) does not expose its column writers; Spark's write support " +
         "writes this file row by row")
       plan = null
+      draftRows = ColumnarSpecWriteSupport.draftRows(conf).orNull
       spark.prepareForWrite(consumer)
       return
     }
-    drafts = plan.drafts.map(d => DraftColumn(d.ordinal,
-      new DraftColumnWriter(plan.message, d.name, d.shredding, store))).toArray
-    columns = plan.shredded.map(c => Column(c.ordinal,
-      new SpecColumnWriter(plan.message, c.name, c.schema, store))).toArray
+    columns = (plan.drafts.map(d => Column(d.ordinal,
+      new DraftColumnWriter(plan.message, d.name, d.shredding, store))) ++
+      plan.shredded.map(c => Column(c.ordinal, new SpecColumnWriter(plan.message, c.name, c.schema, store)))).toArray
     if (rest != null) {
       restConsumer = new ColumnIOFactory(false).getColumnIO(plan.restSchema).getRecordWriter(store)
       rest.prepareForWrite(restConsumer)
@@ -93,12 +93,6 @@ class ColumnarSpecWriteSupport extends WriteSupport[InternalRow] with Logging {
 
   override def write(row: InternalRow): Unit = {
     if (plan == null) return spark.write(if (draftRows == null) row else draftRows(row))
-    var d = 0
-    while (d < drafts.length) {
-      val c = drafts(d)
-      if (row.isNullAt(c.ordinal)) c.writer.writeNull() else c.writer.write(row.getVariant(c.ordinal))
-      d += 1
-    }
     var i = 0
     while (i < columns.length) {
       val c = columns(i)
@@ -131,11 +125,10 @@ object ColumnarSpecWriteSupport extends Logging {
 
   final case class Shredded(name: String, ordinal: Int, schema: VariantSchema)
   final case class Draft(name: String, ordinal: Int, shredding: DataType)
-  final case class DraftColumn(ordinal: Int, writer: DraftColumnWriter)
   /** A column Spark's support writes: as the row schema has it, and as it is written. */
   final case class Other(row: org.apache.spark.sql.types.StructField,
                          written: org.apache.spark.sql.types.StructField, ordinal: Int)
-  final case class Column(ordinal: Int, writer: SpecColumnWriter)
+  final case class Column(ordinal: Int, writer: VariantColumnWriter)
 
   /** What one file's write does column by column, and the file's Parquet schema. */
   final case class Plan(message: MessageType, shredded: Seq[Shredded], drafts: Seq[Draft],

@@ -11,7 +11,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
-import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
+import org.apache.spark.unsafe.types.UTF8String
 
 import pysparkext.variant.codec.{TypedValue, UntypedValue}
 import pysparkext.variant.layout.DraftLayout
@@ -33,10 +33,7 @@ import pysparkext.writer.ParquetLeaves.writeNulls
  * [[ShreddedLeafWriters.Unsupported]] when built (with [[ParquetLeaves.Dry]] as the store, to check).
  */
 final class DraftColumnWriter(message: MessageType, column: String, shredding: DataType,
-                              store: ColumnWriteStore) {
-  private var value: Array[Byte] = _
-  private var metadata: Array[Byte] = _
-  private var generation = 0
+                              store: ColumnWriteStore) extends VariantColumnWriter {
   private val residual = new DraftResidual
 
   private val file = new ParquetLeaves(message, store)
@@ -47,13 +44,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
   private val top: Level = level(Array(column), shredding)
   private val topDefinition = definition(Array(column))
 
-  def write(v: VariantVal): Unit = {
-    val m = v.getMetadata
-    if (metadata == null || !java.util.Arrays.equals(m, metadata)) generation += 1
-    metadata = m
-    value = v.getValue
-    top.write(0, 0, whole = true)
-  }
+  protected def writeValue(): Unit = top.write(0, 0, whole = true)
 
   def writeNull(): Unit = top.nulls(0, topDefinition - 1)
 

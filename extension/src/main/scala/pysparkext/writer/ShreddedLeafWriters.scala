@@ -16,7 +16,7 @@ object ShreddedLeafWriters {
   /** The file schema cannot be written column by column (the reason says why); Spark's path writes it. */
   final class Unsupported(reason: String) extends Exception(reason)
 
-  /** How a shredded scalar (Spark's castShredded result for the type) goes into the leaf. */
+  /** How a shredded scalar ([[SpecShredder.typed]]'s result for the type) goes into the leaf. */
   def put(p: PrimitiveType, t: VariantSchema.ScalarType, at: String)
       : (ColumnWriter, AnyRef, Int, Int) => Unit = {
     import PrimitiveTypeName._
@@ -45,11 +45,7 @@ object ShreddedLeafWriters {
         (w, x, r, d) => w.write(x.asInstanceOf[java.lang.Float].floatValue, r, d)
       case (_: VariantSchema.DoubleType, DOUBLE) =>
         (w, x, r, d) => w.write(x.asInstanceOf[java.lang.Double].doubleValue, r, d)
-      case (_: VariantSchema.StringType, BINARY) =>
-        (w, x, r, d) => w.write(x match {
-          case b: Binary => b
-          case s => Binary.fromString(s.asInstanceOf[String])
-        }, r, d)
+      case (_: VariantSchema.StringType, BINARY) => (w, x, r, d) => w.write(x.asInstanceOf[Binary], r, d)
       case (_: VariantSchema.BinaryType, BINARY) =>
         (w, x, r, d) => w.write(Binary.fromConstantByteArray(x.asInstanceOf[Array[Byte]]), r, d)
       case _ => unsupported

@@ -7,7 +7,6 @@ import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantSchema, VariantUtil}
-import org.apache.spark.unsafe.types.VariantVal
 
 import pysparkext.writer.ParquetLeaves.writeNulls
 
@@ -29,12 +28,7 @@ import pysparkext.writer.ParquetLeaves.writeNulls
  * [[ParquetLeaves.Dry]] as the store, to check).
  */
 final class SpecColumnWriter(message: MessageType, column: String, schema: VariantSchema,
-                             store: ColumnWriteStore) {
-  private var value: Array[Byte] = _
-  private var metadata: Array[Byte] = _
-  // Field lookups are valid for one metadata: a different one starts a new generation.
-  private var generation = 0
-
+                             store: ColumnWriteStore) extends VariantColumnWriter {
   private val file = new ParquetLeaves(message, store)
   import file.{definition, under => leavesUnder, writer}
 
@@ -44,14 +38,7 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
     .getOrElse(throw new ShreddedLeafWriters.Unsupported(s"$column has no metadata field"))
   private val topDefinition = definition(Array(column))
 
-  def write(v: VariantVal): Unit = {
-    val m = v.getMetadata
-    // Equal metadata keeps the first row's array: Parquet's dictionary then finds it by identity.
-    if (metadata == null || !java.util.Arrays.equals(m, metadata)) {
-      generation += 1
-      metadata = m
-    }
-    value = v.getValue
+  protected def writeValue(): Unit = {
     metadataLeaf.bytes(metadata, 0)
     top.write(0, 0)
   }
@@ -191,32 +178,31 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
        * sorts them, or reports a key twice.
        */
       private def rest(): Array[Byte] = {
+        val n = outside.count
+        val offsets = new Array[Int](n)
         var ordered = true
         var maxId = 0
         var dataSize = 0L
         var i = 0
-        while (i < outside.count) {
+        while (i < n) {
           if (i > 0 && ids.key(outside.ids(i - 1)).compareTo(ids.key(outside.ids(i))) >= 0) ordered = false
           maxId = math.max(maxId, outside.ids(i))
           val size = VariantUtil.valueSize(value, outside.at(i))
           if (outside.at(i) + size > value.length) ordered = false // malformed: Spark's builder reports it
+          offsets(i) = dataSize.toInt
           dataSize += size
           i += 1
         }
         if (!ordered || dataSize > VariantUtil.SIZE_LIMIT) return viaBuilder()
-        val header = ObjectHeader.size(outside.count, maxId, dataSize.toInt)
+        val header = ObjectHeader.size(n, maxId, dataSize.toInt)
         val out = new Array[Byte](header + dataSize.toInt)
-        val offsets = new Array[Int](outside.count)
-        var at = header
         i = 0
-        while (i < outside.count) {
-          val size = VariantUtil.valueSize(value, outside.at(i))
-          offsets(i) = at - header
-          System.arraycopy(value, outside.at(i), out, at, size)
-          at += size
+        while (i < n) {
+          val end = if (i + 1 < n) offsets(i + 1) else dataSize.toInt
+          System.arraycopy(value, outside.at(i), out, header + offsets(i), end - offsets(i))
           i += 1
         }
-        ObjectHeader.write(out, 0, outside.ids, offsets, outside.count, maxId, dataSize.toInt)
+        ObjectHeader.write(out, 0, outside.ids, offsets, n, maxId, dataSize.toInt)
         out
       }
 
