@@ -7,7 +7,7 @@ import shutil
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-SCALA_SOURCES = Path(__file__).resolve().parent / "extension" / "src" / "main" / "scala"
+SCALA_SOURCES = Path(__file__).resolve().parent / "extension" / "src" / "main"
 
 
 class BuildPyWithScalaSources(build_py):
@@ -18,7 +18,9 @@ class BuildPyWithScalaSources(build_py):
             return
         target = Path(self.build_lib) / "pyspark_ext" / "_scala"
         shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(SCALA_SOURCES, target)
+        # the shared sources and every Spark line's shims: the jar is built for the pyspark found
+        for folder in SCALA_SOURCES.glob("scala*"):
+            shutil.copytree(folder, target / folder.name)
 
 
 setup(cmdclass={"build_py": BuildPyWithScalaSources})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,18 +20,51 @@ import pyspark
 EXTENSION_CLASS = "pysparkext.PySparkExtSessionExtensions"
 # A checkout (or an editable install) compiles the repository's sources; a wheel carries a copy
 # of them as package data (setup.py), since a non-editable install has no repository beside it.
-_CHECKOUT_SOURCES = Path(__file__).resolve().parent.parent / "extension" / "src" / "main" / "scala"
+# Either root holds `scala/` (shared by every Spark line) and `scala-spark-<from>[-<to>]/` folders
+# (what differs between lines, in the manner of Delta's shims).
+_CHECKOUT_SOURCES = Path(__file__).resolve().parent.parent / "extension" / "src" / "main"
 _PACKAGED_SOURCES = Path(__file__).resolve().parent / "_scala"
-SOURCES_DIR = _CHECKOUT_SOURCES if _CHECKOUT_SOURCES.is_dir() else _PACKAGED_SOURCES
+SOURCES_DIR = _CHECKOUT_SOURCES if (_CHECKOUT_SOURCES / "scala").is_dir() else _PACKAGED_SOURCES
 CACHE_ENV = "PYSPARK_EXT_CACHE"
+SUPPORTED_LINES = ("4.0", "4.1", "4.2", "4.3")
+_SHIM_FOLDER = re.compile(r"scala-spark-(\d+\.\d+)(?:-(\d+\.\d+))?")
+
+
+def spark_line(version: str | None = None) -> str:
+    """The Spark line (``4.2``) of a Spark version (``4.2.1``), checked to be supported."""
+    version = version or pyspark.__version__
+    line = ".".join(version.split(".")[:2])
+    if line not in SUPPORTED_LINES:
+        raise RuntimeError(
+            f"pyspark-ext supports Spark {', '.join(SUPPORTED_LINES)}; this Python environment "
+            f"has pyspark {version}")
+    return line
+
+
+def _as_tuple(line: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in line.split("."))
+
+
+def source_folders(version: str | None = None) -> list[Path]:
+    """The shared `scala/` folder and the shim folders whose range holds the running Spark line."""
+    line = _as_tuple(spark_line(version))
+    folders = [SOURCES_DIR / "scala"]
+    for folder in sorted(SOURCES_DIR.glob("scala-spark-*")):
+        match = _SHIM_FOLDER.fullmatch(folder.name)
+        if match:
+            low = _as_tuple(match.group(1))
+            high = _as_tuple(match.group(2) or match.group(1))
+            if low <= line <= high:
+                folders.append(folder)
+    return folders
 
 
 def pyspark_jars_dir() -> Path:
     return Path(pyspark.__file__).resolve().parent / "jars"
 
 
-def scala_sources() -> list[Path]:
-    sources = sorted(SOURCES_DIR.rglob("*.scala"))
+def scala_sources(version: str | None = None) -> list[Path]:
+    sources = sorted(s for folder in source_folders(version) for s in folder.rglob("*.scala"))
     if not sources:
         raise FileNotFoundError(
             f"no Scala sources under {SOURCES_DIR}: this pyspark-ext install has neither a source "

@@ -14,16 +14,36 @@ from pyspark_ext.session import configure
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_build_sbt_matches_pinned_pyspark():
+def test_build_sbt_agrees_with_the_jar_build():
+    """build.sbt builds the installed Spark line from the same folders, with its Scala, and the
+    package accepts every supported line instead of pinning one."""
     sbt = (ROOT / "build.sbt").read_text()
-    spark_version = re.search(r'val sparkVersion = "([^"]+)"', sbt).group(1)
-    scala_version = re.search(r'scalaVersion := "([^"]+)"', sbt).group(1)
-    assert spark_version == pyspark.__version__
-    pinned = re.search(r'"pyspark==([^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
-    assert pinned == spark_version
+    default = re.search(r'sys.props.getOrElse\("spark.version", "([^"]+)"\)', sbt).group(1)
+    scala_of_line = dict(re.findall(r'"(\d\.\d)" -> "([\d.]+)"', sbt))
+    assert sorted(scala_of_line) == list(jar.SUPPORTED_LINES)
+    assert jar.spark_line(default) == jar.SUPPORTED_LINES[-1]
     shipped = [p.name for p in jar.pyspark_jars_dir().glob("scala-library-*.jar")]
-    assert shipped == [f"scala-library-{scala_version}.jar"]
-    assert '"provided"' in sbt
+    assert shipped == [f"scala-library-{scala_of_line[jar.spark_line()]}.jar"]
+    assert '"provided"' in sbt and "shimFolders" in sbt
+    requirement = re.search(r'"pyspark(>=[^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
+    assert requirement == f">={jar.SUPPORTED_LINES[0]},<4.4"
+
+
+def test_each_spark_line_compiles_the_shared_sources_and_its_own_shims():
+    """Every line gets exactly one copy of each shim object, and no other line's."""
+    for line in jar.SUPPORTED_LINES:
+        folders = jar.source_folders(f"{line}.0")
+        assert folders[0] == jar.SOURCES_DIR / "scala"
+        shims = [s.name for f in folders[1:] for s in f.rglob("*.scala")]
+        assert sorted(shims) == sorted(set(shims)), (line, shims)
+        assert {"ParquetFiltersShim.scala", "ParquetFooterShim.scala",
+                "VariantValidationShim.scala", "OptimizerHooksShim.scala"} == set(shims)
+    try:
+        jar.spark_line("3.5.2")
+    except RuntimeError as e:
+        assert "supports Spark 4.0, 4.1, 4.2, 4.3" in str(e) and "3.5.2" in str(e)
+    else:
+        raise AssertionError("Spark 3.5 was accepted")
 
 
 def test_jar_is_cached_by_source_hash_and_holds_the_entry_class():

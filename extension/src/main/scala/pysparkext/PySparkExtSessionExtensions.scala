@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.pysparkext.SparkInternalsProbe
+import org.apache.spark.sql.pysparkext.shims.OptimizerHooksShim
 
 import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns, PathReadsBeforeAggregates}
 import pysparkext.pruning.{DistinctRelationCopies, WholePlanSchemaPruning}
@@ -39,7 +40,7 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     SparkInternalsProbe.run()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
     extensions.injectPostHocResolutionRule(_ => ResolveSpecLayoutWrites)
-    extensions.injectPreOperatorOptimizationRule(_ => PushCorrelatedProjectionThroughUnion)
+    OptimizerHooksShim.injectBeforeOperatorOptimization(extensions, PushCorrelatedProjectionThroughUnion)
     extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
     extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
     extensions.injectPreCBORule(_ => DistinctRelationCopies)

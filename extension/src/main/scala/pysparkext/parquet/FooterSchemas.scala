@@ -50,11 +50,18 @@ object FooterSchemas {
     case _ => 1
   }
 
-  /** What [[ParquetToSparkSchemaConverter]] reads of the session, besides the variant annotation. */
-  private def conversionSettings(sql: SQLConf): Seq[Boolean] = Seq(
+  /**
+   * What [[ParquetToSparkSchemaConverter]] reads of the session, besides the variant annotation.
+   * Settings that only some Spark lines have are read by key: a line without one reads "".
+   */
+  private def conversionSettings(sql: SQLConf): Seq[Any] = Seq(
     sql.isParquetBinaryAsString, sql.isParquetINT96AsTimestamp, sql.caseSensitiveAnalysis,
-    sql.parquetInferTimestampNTZEnabled, sql.legacyParquetNanosAsLong, sql.timestampNanosTypesEnabled,
-    sql.parquetFieldIdReadEnabled, sql.parquetReaderRespectUnknownTypeAnnotation)
+    sql.parquetInferTimestampNTZEnabled, sql.legacyParquetNanosAsLong,
+    sql.parquetFieldIdReadEnabled) ++ LineSpecificConversionSettings.map(sql.getConfString(_, ""))
+
+  private val LineSpecificConversionSettings = Seq(
+    "spark.sql.timestampNanosTypes.enabled", // 4.3
+    "spark.sql.parquet.reader.respectUnknownTypeAnnotation.enabled") // 4.1
 
   def of(status: FileStatus, conf: Configuration): FileSchema = {
     val file = FileVersion(status.getPath.toString, status.getLen, status.getModificationTime)

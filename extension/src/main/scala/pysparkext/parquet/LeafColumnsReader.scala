@@ -137,7 +137,7 @@ object LeafColumnsReader {
       .withRange(file.start, file.start + file.length)
     settings.predicate(fileSchema, filters, datetimeRebase)
       .foreach(p => options.withRecordFilter(FilterCompat.get(p)))
-    val reader = ParquetFileReader.open(inputFile, footer, options.build(), inputFile.newStream())
+    val reader = SparkInternals.openParquetFile(inputFile, footer, options.build())
     // The requested schema is the file's, cut to the leaves' paths.
     reader.setRequestedSchema(project(fileSchema, descriptors.flatten.map(_.getPath.toList)))
     val writerVersion = Try(VersionParser.parse(meta.getCreatedBy)).getOrElse(null)

@@ -13,7 +13,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.apache.spark.unsafe.types.UTF8String
 
-import pysparkext.variant.codec.{TypedValue, UntypedValue}
+import pysparkext.variant.codec.{LittleEndian, TypedValue, UntypedValue}
 import pysparkext.variant.layout.DraftLayout
 import pysparkext.writer.ParquetLeaves.writeNulls
 
@@ -216,7 +216,7 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
         if (size == 0) writeNulls(arrayLeaves, r, arrayDefinition)
         var j = 0
         while (j < size) {
-          val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
+          val at = dataStart + LittleEndian.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
           elementLevel.write(at, if (j == 0) r else elementRepetition, whole = false)
           j += 1
         }

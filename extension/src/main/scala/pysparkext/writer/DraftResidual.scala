@@ -3,8 +3,9 @@ package pysparkext.writer
 import java.nio.charset.StandardCharsets
 
 import org.apache.spark.types.variant.VariantUtil
-import org.apache.spark.types.variant.VariantUtil.{readUnsigned, writeLong}
+import org.apache.spark.types.variant.VariantUtil.writeLong
 
+import pysparkext.variant.codec.LittleEndian.readUnsigned
 import pysparkext.writer.ObjectHeader.integerSize
 
 /**

@@ -2,6 +2,8 @@ package pysparkext.writer
 
 import org.apache.spark.types.variant.VariantUtil
 
+import pysparkext.variant.codec.LittleEndian
+
 /**
  * One object level of a shredding schema, walked by the dictionary ids of a variant's metadata,
  * for the columnar writers: rows of one shape usually carry byte-identical metadata, so an id's
@@ -49,8 +51,8 @@ private[writer] final class FieldsById(names: Array[String]) {
     VariantUtil.handleObject(value, pos, (size, idSize, offsetSize, idStart, offsetStart, dataStart) => {
       var i = 0
       while (i < size) {
-        val id = VariantUtil.readUnsigned(value, idStart + idSize * i, idSize)
-        val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * i, offsetSize)
+        val id = LittleEndian.readUnsigned(value, idStart + idSize * i, idSize)
+        val at = dataStart + LittleEndian.readUnsigned(value, offsetStart + offsetSize * i, offsetSize)
         val field = index(metadata, id, generation)
         if (field < 0) outside.add(id, at)
         else {

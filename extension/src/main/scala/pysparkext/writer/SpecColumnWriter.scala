@@ -8,6 +8,7 @@ import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantSchema, VariantUtil}
 
+import pysparkext.variant.codec.LittleEndian
 import pysparkext.writer.ParquetLeaves.writeNulls
 
 /**
@@ -149,7 +150,7 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
           if (size == 0) writeNulls(typedLeaves, r, empty)
           var j = 0
           while (j < size) {
-            val at = dataStart + VariantUtil.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
+            val at = dataStart + LittleEndian.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
             elementLevel.write(at, if (j == 0) r else elementRepetition)
             j += 1
           }

@@ -6,6 +6,8 @@ import org.apache.parquet.io.api.Binary
 import org.apache.spark.types.variant.{VariantSchema, VariantUtil}
 import org.apache.spark.types.variant.VariantSchema.IntegralSize
 
+import pysparkext.variant.codec.LittleEndian
+
 /**
  * Spark's rules for a shredded scalar, as `VariantShreddingWriter.castShredded` applies them with
  * Spark's writer's numeric rule (a value may change scale, or move between integers and decimals,
@@ -77,7 +79,7 @@ object SpecShredder {
       Binary.fromReusedByteArray(value, pos + 1, header >> VariantUtil.BASIC_TYPE_BITS)
     } else {
       Binary.fromReusedByteArray(value, pos + 1 + VariantUtil.U32_SIZE,
-        VariantUtil.readUnsigned(value, pos + 1, VariantUtil.U32_SIZE))
+        LittleEndian.readUnsigned(value, pos + 1, VariantUtil.U32_SIZE))
     }
   }
 }

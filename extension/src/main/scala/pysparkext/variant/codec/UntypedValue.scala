@@ -1,5 +1,6 @@
 package pysparkext.variant.codec
 
+import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.types.variant.{Variant, VariantUtil}
 
 import pysparkext.variant.ShreddedVariantException
@@ -36,7 +37,7 @@ object UntypedValue {
    */
   private def isValid(value: Array[Byte], metadata: Array[Byte]): Boolean =
     RawPrimitive.isWellFormed(value) ||
-      (try VariantUtil.isValidVariant(value, metadata) catch { case _: Exception => false })
+      (try SparkInternals.isValidVariant(value, metadata) catch { case _: Exception => false })
 
   /** Why a value is unreadable when it holds a primitive of a type Spark lacks, malformed. */
   private def unknownType(value: Array[Byte]): Option[String] = {

@@ -20,7 +20,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Proj
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation, OutputWriter, PartitionedFile, VariantMetadata}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, ParquetOutputWriter, ParquetWriteSupport, SparkShreddingUtils, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetOutputWriter, ParquetWriteSupport, SparkShreddingUtils, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources
@@ -256,8 +256,8 @@ object SparkInternals {
       schema: MessageType, date: Boolean, timestamp: Boolean, decimal: Boolean,
       stringPredicate: Boolean, inThreshold: Int, caseSensitive: Boolean,
       rebase: RebaseSpec): ParquetFilters =
-    new ParquetFilters(schema, date, timestamp, decimal, stringPredicate, inThreshold,
-      caseSensitive, rebase, None)
+    shims.ParquetFiltersShim(schema, date, timestamp, decimal, stringPredicate, inThreshold,
+      caseSensitive, rebase)
 
   /** Spark's decoder of one Parquet column chunk into column vectors. */
   def columnReader(
@@ -351,6 +351,10 @@ object SparkInternals {
   def buildVariantSchema(shreddingStruct: DataType): VariantSchema =
     SparkShreddingUtils.buildVariantSchema(shreddingStruct)
 
+  /** Whether a variant value is well formed against its metadata (Spark's check where it has one). */
+  def isValidVariant(value: Array[Byte], metadata: Array[Byte]): Boolean =
+    shims.VariantValidationShim.isValid(value, metadata)
+
   /** A row that shows some fields of another, by ordinal, without copying them. */
   type ProjectedRow = ProjectingInternalRow
 
@@ -377,14 +381,20 @@ object SparkInternals {
 
   /** A Parquet file's footer, as Spark's reader reads it, cut by `filter`. */
   def readFooter(file: HadoopInputFile, filter: MetadataFilter): ParquetMetadata =
-    ParquetFooterReader.readFooter(file, filter)
+    shims.ParquetFooterShim.readFooter(file, filter)
 
   /**
    * The footer filter of one file split, as Spark's Parquet reader builds it: only the row
    * groups that start inside the split.
    */
   def splitFooterFilter(conf: org.apache.hadoop.conf.Configuration, file: PartitionedFile)
-      : MetadataFilter = ParquetFooterReader.buildFilter(conf, file, false)
+      : MetadataFilter = shims.ParquetFooterShim.splitFilter(conf, file)
+
+  /** A reader of the split's file that uses the footer already read instead of reading it again. */
+  def openParquetFile(
+      input: HadoopInputFile, footer: ParquetMetadata, options: org.apache.parquet.ParquetReadOptions)
+      : org.apache.parquet.hadoop.ParquetFileReader =
+    shims.ParquetFooterShim.open(input, footer, options)
 
   /** Whether a scan's vector type (`FileSourceScanExec.vectorTypes`) is Spark's on-heap vector. */
   def isOnHeapVector(vectorType: String): Boolean = vectorType == classOf[OnHeapColumnVector].getName
@@ -395,7 +405,8 @@ object HadoopConfShipping {
   /** A serializable function that returns `conf` on an executor, broadcast once per scan. */
   def ship(sc: org.apache.spark.SparkContext,
            conf: org.apache.hadoop.conf.Configuration): () => org.apache.hadoop.conf.Configuration = {
-    val shipped = org.apache.spark.util.SerializableConfiguration.broadcast(sc, conf)
+    // SerializableConfiguration.broadcast is 4.1+; a broadcast of the wrapper works on every line
+    val shipped = sc.broadcast(new org.apache.spark.util.SerializableConfiguration(conf))
     () => shipped.value.value
   }
 }

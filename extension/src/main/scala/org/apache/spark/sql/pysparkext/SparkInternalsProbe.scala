@@ -58,11 +58,8 @@ object SparkInternalsProbe extends Logging {
         classOf[String], classOf[String], classOf[ParsedVersion])),
     Internal("VariantBuilder.writeBuffer", Seq(ExtConf.ShreddedVariant),
       () => SparkInternals.variantBuffer),
-    Internal("ParquetFilters(MessageType, boolean, boolean, boolean, boolean, int, boolean, " +
-      "RebaseSpec, Option)", Seq(ExtConf.RowGroupMetrics),
-      constructor(classOf[ParquetFilters], classOf[MessageType], java.lang.Boolean.TYPE,
-        java.lang.Boolean.TYPE, java.lang.Boolean.TYPE, java.lang.Boolean.TYPE, Integer.TYPE,
-        java.lang.Boolean.TYPE, classOf[RebaseSpec], classOf[Option[_]])),
+    Internal(shims.ParquetFiltersShim.signature, Seq(ExtConf.RowGroupMetrics),
+      constructor(classOf[ParquetFilters], shims.ParquetFiltersShim.parameterTypes: _*)),
     Internal("InMemoryFileIndex(SparkSession, Seq, Map, Option, FileStatusCache, Option, Option)",
       Seq(ExtConf.ShreddedVariant),
       constructor(classOf[InMemoryFileIndex], classOf[SparkSession], classOf[Seq[_]],
@@ -114,15 +111,10 @@ object SparkInternalsProbe extends Logging {
       Seq(ExtConf.PathReadsBeforeAggregates),
       method(classOf[AggregateExpression], "copy", classOf[AggregateFunction],
         classOf[AggregateMode], java.lang.Boolean.TYPE, classOf[Option[_]], classOf[ExprId])),
-    Internal("ParquetFooterReader.readFooter(HadoopInputFile, MetadataFilter)",
-      Seq(ExtConf.ShreddedVariant, ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader,
-        ExtConf.RowGroupMetrics),
-      method(classOf[ParquetFooterReader], "readFooter", classOf[HadoopInputFile],
-        classOf[MetadataFilter])),
-    Internal("ParquetFooterReader.buildFilter(Configuration, PartitionedFile, boolean)",
-      Seq(ExtConf.LeafColumnsReader, ExtConf.RowGroupMetrics),
-      method(classOf[ParquetFooterReader], "buildFilter", classOf[Configuration],
-        classOf[PartitionedFile], java.lang.Boolean.TYPE)),
+  ) ++ shims.ParquetFooterShim.signatures.map { case (name, check) =>
+    Internal(name, Seq(ExtConf.ShreddedVariant, ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader,
+      ExtConf.RowGroupMetrics), check)
+  } ++ Seq(
     Internal("VariantMetadata.isVariantStruct(StructType)",
       Seq(ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader),
       () => SparkInternals.isVariantStruct(new StructType())),
