@@ -41,8 +41,8 @@ def test_bad_switch_value_names_the_conf(spark, events):
             spark.sql(QUERY).collect()
 
 
-# Typed confs: the jar declares each switch once (ExtConf.scala); settings.py and the README's
-# table must say the same.
+# Typed confs: the jar declares each switch once (ExtConf.scala); settings.py and the settings
+# table in docs/configuration.md must say the same.
 
 def _declared(spark) -> list[tuple[str, ...]]:
     listing = spark._jvm.pysparkext.ExtConf.listing()
@@ -55,12 +55,12 @@ def test_settings_py_matches_the_jars_declarations(spark):
     assert mine == _declared(spark)
 
 
-def test_readme_settings_table_is_the_generated_one():
+def test_settings_table_is_the_generated_one():
     from pathlib import Path
 
     from pyspark_ext.settings import markdown_table
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert markdown_table() in readme, "regenerate it with: python -m pyspark_ext conf --markdown"
+    page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    assert markdown_table() in page, "regenerate it with: python -m pyspark_ext conf --markdown"
 
 
 def test_renamed_variant_switch_reads_new_key_then_old_key(spark, tmp_path):
