@@ -48,7 +48,8 @@ def _analysis_json(analysis: WorkloadAnalysis, schemas: dict) -> dict[str, Any]:
         "read_schemas": {t: prune(schemas[t], set(c)).simpleString() for t, c in analysis.leaves.items()},
         "leaf_paths": {t: {".".join(p): n for p, n in c.most_common()} for t, c in analysis.leaves.items()},
         "variant_paths": [{"table": v.table, "column": v.column, "path": v.path, "type": v.type,
-                           "frequency": n} for v, n in analysis.variant_paths.most_common()],
+                           "frequency": n} for v, n in sorted(  # ties in a stable order
+            analysis.variant_paths.items(), key=lambda vn: (-vn[1], vn[0].table, vn[0].column, vn[0].path))],
     }
 
 
