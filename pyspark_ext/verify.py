@@ -5,10 +5,10 @@
 runs statements that are not queries (``SET``, ``USE``, ``CREATE TEMP VIEW``, ...) once, in order,
 as setup, and runs every query twice, stock Spark first. Rows are compared as multisets, or in
 order where the query has a top-level ORDER BY (rows that tie on the sort keys in any order, when
-the keys are output columns); errors by class. Per query it reports same, different, or failed both ways (the same error
-with the extension off and on: usually a mistake in the workload, so it fails the gate unless
-allowed), the leaves and bytes its scans read (``explain_read_schema``) and its time, both ways;
-then totals.
+the keys are output columns); errors by class. Per query it reports same, different, or failed
+both ways (the same error with the extension off and on: usually a mistake in the workload, so it
+fails the gate unless allowed), the leaves and bytes its scans read (``explain_read_schema``) and
+its time, both ways; then totals.
 
 Exit codes: 0 every query gave the same rows both ways; 1 some query differs; 2 bad arguments, a
 workload file that cannot be read, no queries, or a failing setup statement; 3 no query differs but
@@ -28,8 +28,6 @@ from . import sql_script
 from .testing.outcome import Outcome, difference, run
 
 QUERY_STARTS = {"SELECT", "WITH", "FROM", "VALUES", "TABLE", "("}
-
-
 SAME, DIFFERENT, FAILED_BOTH_WAYS = "same", "different", "failed both ways"
 
 
@@ -110,7 +108,8 @@ def classify(off: Outcome, on: Outcome, keys: list[int] | None) -> tuple[str, st
         return DIFFERENT, detail
     if off.error is not None:
         message = off.message if off.message and off.message != off.error else ""
-        return FAILED_BOTH_WAYS, f"failed both ways: {off.error}" + (f": {message}" if message else "")
+        also = f" (extension on: {on.error})" if on.error != off.error else ""  # two row errors
+        return FAILED_BOTH_WAYS, f"failed both ways: {off.error}{also}" + (f": {message}" if message else "")
     return SAME, "same rows"
 
 
