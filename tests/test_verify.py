@@ -48,11 +48,29 @@ SELECT variant_get(v, '$.user.name', 'int') FROM parquet.`{spec}`;
 
 
 def test_verify_reports_each_query_and_exits_0_when_all_agree(workload, capsys) -> None:
-    assert main(["verify", "--queries", str(workload), "--no-progress"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert re.match(r"verify: 5 queries, 5 same, 0 different \(1 failed alike both ways\); leaves \d+ -> \d+", out[-1])
-    assert sum(" same " in line for line in out) == 5
-    assert any("both fail: INVALID_VARIANT_CAST" in line for line in out)
+    # the workload's last query fails both ways, on purpose: allowed here
+    assert main(["verify", "--queries", str(workload), "--no-progress", "--allow-failing-queries"]) == 0
+    captured = capsys.readouterr()
+    out = captured.out.strip().splitlines()
+    assert re.match(r"verify: 5 queries, 4 same, 0 different, 1 failed both ways; leaves \d+ -> \d+", out[-1])
+    assert sum(" same " in line for line in out) == 4
+    assert any(line.startswith("  5  FAILED ") for line in out)
+    assert any(line.strip().startswith("failed both ways: INVALID_VARIANT_CAST: ") for line in out)
+    assert captured.err == ""
+
+
+def test_verify_fails_on_a_query_that_fails_both_ways(tmp_path, fuzz_tables, capsys) -> None:
+    """A misspelt table fails the same way with the extension off and on: that is no pass."""
+    path = tmp_path / "typo.sql"
+    path.write_text(f"SELECT count(*) FROM parquet.`{fuzz_tables['nested']}`;\nSELECT count(*) FROM evnets")
+    assert main(["verify", "--queries", str(path), "--no-progress", "--format", "json"]) == 3
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert [q["result"] for q in report["queries"]] == ["same", "failed both ways"]
+    assert [q["same"] for q in report["queries"]] == [True, False]
+    assert report["queries"][1]["detail"].startswith("failed both ways: TABLE_OR_VIEW_NOT_FOUND: ")
+    assert report["totals"]["failed_both_ways"] == 1 and report["totals"]["same"] == 1
+    assert "1 query failed both ways" in captured.err and "--allow-failing-queries" in captured.err
 
 
 def test_verify_finds_a_difference_and_exits_1(workload, capsys, tmp_path) -> None:
@@ -64,7 +82,7 @@ def test_verify_finds_a_difference_and_exits_1(workload, capsys, tmp_path) -> No
                  "spark.sql.variable.substitute=true", "--format", "json", "--no-progress"])
     report = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert [q["same"] for q in report["queries"]] == [True] * 5 + [False]
+    assert [q["result"] for q in report["queries"]] == ["same"] * 4 + ["failed both ways", "different"]
     assert report["queries"][-1]["detail"].startswith("rows differ")
     assert report["totals"]["different"] == 1
     assert report["setup"] == ["SET spark.sql.ansi.enabled=true",

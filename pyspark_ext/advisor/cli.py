@@ -33,65 +33,106 @@ def _tables(specs: list[str]) -> dict[str, str]:
     for spec in specs:
         name, sep, schema = spec.partition("=")
         if not sep or not name:
-            raise SystemExit(f"--table {spec!r}: expected NAME=SCHEMA_FILE_OR_DDL")
+            raise AdviseError(f"--table {spec!r}: expected NAME=SCHEMA_FILE_OR_DDL")
         out[name] = schema
     return out
 
 
 def _analysis_json(analysis: WorkloadAnalysis, schemas: dict) -> dict[str, Any]:
     return {
-        "queries": analysis.queries, "weight": analysis.weight, "failed": analysis.failed,
+        "queries": analysis.queries, "weight": analysis.weight, "analysed": analysis.analysed,
+        "failed": analysis.failed,
         "failures": [{"source": f.query.source, "query": f.query.sql, "reason": f.reason}
                      for f in analysis.failures],
+        "missing_tables": dict(analysis.missing_tables.most_common()),
         "read_schemas": {t: prune(schemas[t], set(c)).simpleString() for t, c in analysis.leaves.items()},
         "leaf_paths": {t: {".".join(p): n for p, n in c.most_common()} for t, c in analysis.leaves.items()},
         "variant_paths": [{"table": v.table, "column": v.column, "path": v.path, "type": v.type,
-                           "frequency": n} for v, n in analysis.variant_paths.most_common()],
+                           "frequency": n} for v, n in sorted(  # ties in a stable order
+            analysis.variant_paths.items(), key=lambda vn: (-vn[1], vn[0].table, vn[0].column, vn[0].path))],
     }
 
 
+class AdviseError(Exception):
+    """Bad input or arguments: printed as one line, exit code 2."""
+
+
 def run(args: argparse.Namespace) -> int:
+    """Exit codes: 0 analysed (some queries may have failed: listed), 1 no query could be
+    analysed, 2 bad arguments or input (a file that cannot be read, a bad schema, no queries,
+    no --table)."""
+    try:
+        return _run(args)
+    except AdviseError as e:
+        print(f"advise: {e}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.write and not (args.sample and args.column):
-        raise SystemExit("--write needs --sample and --column")
+        raise AdviseError("--write needs --sample and --column")
     if bool(args.sample) != bool(args.column):
-        raise SystemExit("--sample and --column go together")
+        raise AdviseError("--sample and --column go together")
     if not Path(args.queries).exists():
-        raise SystemExit(f"--queries {args.queries}: no such file or directory")
+        raise AdviseError(f"--queries {args.queries}: no such file or directory")
     try:
         schemas = read_tables(_tables(args.table))
         analysis = analyze_workload(args.queries, schemas, progress=sys.stderr.isatty() or args.format == "json")
     except ValueError as e:  # bad input names the file, line or table
-        raise SystemExit(str(e)) from None
+        raise AdviseError(str(e)) from None
+    if analysis.queries == 0:
+        raise AdviseError(f"no queries in {args.queries}" + (" (no .sql files in the directory)"
+                                                           if Path(args.queries).is_dir() else ""))
+    if not args.table:
+        # every query's columns are resolved against schemas: without one nothing can be analysed
+        read = ", ".join(analysis.missing_tables) or "none found"
+        raise AdviseError(f"no --table given: pass --table NAME=SCHEMA (a JSON schema file, a DDL "
+                          f"file or DDL) for each table the queries read (here: {read})")
+    for table, n in analysis.missing_tables.most_common():
+        print(f"advise: no schema for table {table}, read by {n} failed quer{'y' if n == 1 else 'ies'}: "
+              f"pass --table {table}=SCHEMA", file=sys.stderr)
     doc = _analysis_json(analysis, schemas)
     recommendation = None
-    if args.sample:
-        from pyspark.sql import SparkSession
-
-        from .. import configure
-        from .recommend import recommend_shredding
-        spark = configure(SparkSession.builder.appName("pyspark-ext advise")).getOrCreate()
-        sample = spark.read.parquet(args.sample)
-        if args.column not in sample.columns:
-            raise SystemExit(f"{args.sample}: no column {args.column!r} (columns: {', '.join(sample.columns)})")
-        recommendation = recommend_shredding(analysis, sample, args.column, args.max_leaves, args.max_depth)
-        doc["shredding_schema"] = recommendation.schema
-        doc["spec_shredding_schema"] = recommendation.spec_schema
-        doc["report"] = recommendation.report
-        if args.write:
-            _write(sample, args.column, recommendation.schema, recommendation.spec_schema,
-                   args.layout, args.write)
-            doc["written"] = {"path": args.write, "layout": args.layout}
+    if args.sample and analysis.analysed:
+        recommendation = _recommend(args, analysis, doc)
     if args.format == "json":
         json.dump(doc, sys.stdout, indent=2, default=str)
         print()
     else:
         _print_text(doc, recommendation)
+    if not analysis.analysed:
+        print(f"advise: none of the {analysis.queries} queries could be analysed (see the failures"
+              f"{'' if args.format == 'text' else ' in the JSON'})", file=sys.stderr)
+        return 1
+    if analysis.failed:
+        print(f"advise: {analysis.failed} of {analysis.queries} queries could not be analysed and "
+              f"are left out (listed as failures)", file=sys.stderr)
     return 0
+
+
+def _recommend(args: argparse.Namespace, analysis: WorkloadAnalysis, doc: dict[str, Any]) -> Any:
+    from pyspark.sql import SparkSession
+
+    from .. import configure
+    from .recommend import recommend_shredding
+    spark = configure(SparkSession.builder.appName("pyspark-ext advise")).getOrCreate()
+    sample = spark.read.parquet(args.sample)
+    if args.column not in sample.columns:
+        raise AdviseError(f"{args.sample}: no column {args.column!r} (columns: {', '.join(sample.columns)})")
+    recommendation = recommend_shredding(analysis, sample, args.column, args.max_leaves, args.max_depth)
+    doc["shredding_schema"] = recommendation.schema
+    doc["spec_shredding_schema"] = recommendation.spec_schema
+    doc["report"] = recommendation.report
+    if args.write:
+        _write(sample, args.column, recommendation.schema, recommendation.spec_schema,
+               args.layout, args.write)
+        doc["written"] = {"path": args.write, "layout": args.layout}
+    return recommendation
 
 
 def _write(sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
     if not draft:
-        raise SystemExit("nothing to shred: no variant path of the workload has scalar values in the sample")
+        raise AdviseError("nothing to shred: no variant path of the workload has scalar values in the sample")
     from ..shredding import shred
     # draft: the column becomes its draft-layout struct; spec: the project's spec-layout writer
     # writes Parquet's metadata/value/typed_value with exactly this schema in every file.
@@ -100,11 +141,19 @@ def _write(sample: Any, column: str, draft: str, spec: str, layout: str, out: st
 
 
 def _print_text(doc: dict[str, Any], recommendation: Any) -> None:
-    print(f"queries: {doc['queries']} (weight {doc['weight']}), failed: {doc['failed']}")
+    print(f"queries: {doc['queries']} (weight {doc['weight']}), analysed: {doc['analysed']}, "
+          f"failed: {doc['failed']}")
     for f in doc["failures"]:
         print(f"  FAILED {f['source'] or f['query'][:60]}: {f['reason']}")
     for table, schema in doc["read_schemas"].items():
         print(f"read schema of {table}: {schema}")
+    if doc["variant_paths"]:
+        rows = [(f"{v['table']}.{v['column']}", v["path"], v["type"], str(v["frequency"]))
+                for v in doc["variant_paths"]]
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        print("variant paths (weighted query count):")
+        for row in rows:
+            print("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3])
     if recommendation is not None:
         print(f"shredding schema (draft layout, pyspark_ext.shred): {recommendation.schema}")
         print(f"shredding schema (spec layout): {recommendation.spec_schema}")

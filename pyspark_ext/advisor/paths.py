@@ -8,11 +8,12 @@ needs all of it. So the result is always a superset of what the extension reads,
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
+from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, ByteType, DataType, DateType,
@@ -28,7 +29,60 @@ EXPLODES = {"explode", "explode_outer", "posexplode", "posexplode_outer"}
 
 
 class UnresolvedQuery(ValueError):
-    """A query the advisor cannot parse or resolve; the message says why."""
+    """A query the advisor cannot parse or resolve; the message says why. A syntax error knows
+    where it is in the query (``line``, ``column``: 1-based), an unknown table its ``tables``."""
+
+    def __init__(self, reason: str, *, line: int | None = None, column: int = 1,
+                 syntax: bool = False, tables: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason, self.line, self.column, self.tables = reason, line, column, tables
+        self.syntax = syntax
+
+    def __str__(self) -> str:
+        return self.at(1, 1)
+
+    def at(self, first_line: int, first_column: int) -> str:
+        """The message with the syntax error's position in a file whose query starts at
+        ``first_line``, ``first_column``."""
+        if self.line is None:
+            return self.reason
+        line = first_line + self.line - 1
+        column = self.column + (first_column - 1 if self.line == 1 else 0)
+        if self.syntax:
+            return f"syntax error at line {line}, column {column}: {self.reason}"
+        return f"{self.reason} (line {line}, column {column})"
+
+
+def _syntax_error(e: ParseError) -> UnresolvedQuery:
+    if not e.errors or not e.errors[0].get("line"):
+        return UnresolvedQuery(str(e).splitlines()[0])
+    first = e.errors[0]
+    near = first.get("highlight") or ""
+    # sqlglot's column is where the offending token ends; say where it starts
+    column = max(1, first["col"] - len(near) + 1)
+    description = first.get("description") or ""
+    if "<class" in description:  # sqlglot's own names ("'this' missing for <class ...Where'>")
+        description = "incomplete expression"
+    reason = (f"near {near!r}: " if near else "") + description
+    return UnresolvedQuery(reason, line=first["line"], column=column, syntax=True)
+
+
+def _resolution_error(e: SqlglotError) -> UnresolvedQuery:
+    message = str(e).splitlines()[0]
+    # qualify's "Column 'x' could not be resolved. Line: 1, Col: 11": the column where x ends
+    where = re.search(r"\.? Line: (\d+), Col: (\d+)\.?$", message)
+    if where is None:
+        return UnresolvedQuery(message)
+    name = re.search(r"'([^']*)'", message)
+    column = max(1, int(where.group(2)) - (len(name.group(1)) - 1 if name else 0))
+    return UnresolvedQuery(message[:where.start()], line=int(where.group(1)), column=column)
+
+
+def _unknown_tables(names: list[str]) -> UnresolvedQuery:
+    names = sorted(set(names), key=str.lower)
+    return UnresolvedQuery(f"unknown table{'s' if len(names) > 1 else ''} {', '.join(names)} "
+                           f"(no schema given for {'them' if len(names) > 1 else 'it'})",
+                           tables=tuple(names))
 
 
 @dataclass(frozen=True)
@@ -326,9 +380,9 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
             raise UnresolvedQuery("not a query: " + (tree.sql(DIALECT)[:60] if tree else "empty"))
         ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
         known = {t.lower() for t in tables}
-        for table in tree.find_all(exp.Table):
-            if table.name and table.name.lower() not in known | ctes:
-                raise UnresolvedQuery(f"unknown table {table.name}")
+        unknown = [t.name for t in tree.find_all(exp.Table) if t.name and t.name.lower() not in known | ctes]
+        if unknown:
+            raise _unknown_tables(unknown)
         mapping = {name: {f.name: _sql_type(f.dataType) for f in schema.fields}
                    for name, schema in tables.items()}
         tree = qualify(tree, schema=mapping, dialect=DIALECT, validate_qualify_columns=True,
@@ -336,8 +390,10 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
         scopes = traverse_scope(tree)
     except UnresolvedQuery:
         raise
+    except ParseError as e:
+        raise _syntax_error(e) from None
     except SqlglotError as e:
-        raise UnresolvedQuery(str(e).splitlines()[0]) from None
+        raise _resolution_error(e) from None
     resolver = _Resolver(tables)
     for scope in scopes:
         if not isinstance(scope.expression, (exp.Select, exp.SetOperation)):
@@ -345,7 +401,7 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
         for table in scope.sources.values():
             if isinstance(table, exp.Table):
                 if table.name.lower() not in resolver.tables:
-                    raise UnresolvedQuery(f"unknown table {table.name}")
+                    raise _unknown_tables([table.name])
                 resolver.needs.leaves.setdefault(resolver.tables[table.name.lower()][0], set())
         lazy = _lazy_projections(scope)
         if isinstance(scope.expression, exp.Select):

@@ -15,7 +15,8 @@ from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, ByteType, Dat
                                ShortType, StringType, StructField, StructType, TimestampNTZType,
                                TimestampType, VariantType)
 
-from .paths import Path, QueryNeeds, UnresolvedQuery, VariantPath, query_needs
+from ..sql_script import read_text, split_statements
+from .paths import DIALECT, Path, QueryNeeds, UnresolvedQuery, VariantPath, query_needs
 
 Tables = Mapping[str, Union[StructType, str]]
 
@@ -25,6 +26,9 @@ class Query:
     sql: str
     count: int = 1
     source: str = ""  # file:line, for failure reports
+    line: int | None = None  # where the query starts in its file, to place syntax errors there
+    column: int = 1
+    error: str | None = None  # the file's text could not be read as SQL here (an unclosed quote)
 
 
 @dataclass(frozen=True)
@@ -39,18 +43,25 @@ class WorkloadAnalysis:
     leaves: dict[str, Counter[Path]] = field(default_factory=dict)
     variant_paths: Counter[VariantPath] = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
-    queries: int = 0      # distinct queries read
+    queries: int = 0      # queries read
     weight: int = 0       # their counts summed (analysed ones only)
+    #: tables queries read that no schema was given for, with how many queries read each
+    missing_tables: Counter[str] = field(default_factory=Counter)
 
     @property
     def failed(self) -> int:
         return len(self.failures)
 
+    @property
+    def analysed(self) -> int:
+        return self.queries - self.failed
+
 
 def read_queries(queries: str | Iterable[str] | Iterable[Query]) -> list[Query]:
     """SQL strings, Query objects, or a path: a directory of .sql files, a .sql file (statements
     separated by ``;``), or a log with one query per line, or one JSON record per line with
-    ``query`` (or ``sql``) and an optional ``count``."""
+    ``query`` (or ``sql``) and an optional ``count``. Raises ValueError naming a file that cannot
+    be read (not UTF-8) or a log line that is not a query record."""
     if isinstance(queries, str) and FsPath(queries).exists():
         return _read_path(FsPath(queries))
     if isinstance(queries, str):
@@ -61,20 +72,15 @@ def read_queries(queries: str | Iterable[str] | Iterable[Query]) -> list[Query]:
 def _read_path(path: FsPath) -> list[Query]:
     if path.is_dir():
         return [q for f in sorted(path.rglob("*.sql")) for q in _read_path(f)]
-    text = path.read_text()
+    text = read_text(path)
     if path.suffix == ".sql":
-        # sqlglot splits statements, so a ';' inside a string or a comment does not split
-        try:
-            statements = [s for s in sqlglot.parse(text, read="databricks")
-                          if s is not None and not isinstance(s, exp.Semicolon)]
-        except sqlglot.errors.SqlglotError:
-            statements = None
-        if statements is not None:
-            return [Query(s.sql("databricks"), 1, f"{path}#{i + 1}") for i, s in enumerate(statements)]
-        return [Query(text.strip(), 1, str(path))]
+        # split by sqlglot's tokenizer (a ';' in a string or comment does not split) and parsed
+        # one statement at a time, so a bad statement fails alone
+        return [Query(s.text, 1, f"{path}:{s.line} (statement {s.number})", s.line, s.column, s.error)
+                for s in split_statements(text, DIALECT)]
     out = []
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
         if not line:
             continue
         source = f"{path}:{number}"
@@ -89,7 +95,7 @@ def _read_path(path: FsPath) -> list[Query]:
                 raise ValueError(f"{source}: the JSON record has no 'query' or 'sql' string")
             out.append(Query(sql, count, source))
         else:
-            out.append(Query(line, 1, source))
+            out.append(Query(line, 1, source, number, len(raw) - len(raw.lstrip()) + 1))
     return out
 
 
@@ -154,7 +160,7 @@ def read_table_schema(schema: StructType | str, name: str = "table") -> StructTy
         return schema
     path = FsPath(schema)
     if len(schema) < 4096 and path.is_file():
-        text = path.read_text().strip()
+        text = read_text(path).strip()
         if text.startswith("{"):
             try:
                 return StructType.fromJson(json.loads(text))
@@ -179,19 +185,24 @@ def analyze_workload(queries: str | Iterable[str] | Iterable[Query], tables: Tab
     if progress:
         from tqdm import tqdm
         items = tqdm(workload, desc="analysing queries", unit="query")
-    seen: dict[str, QueryNeeds | str] = {}  # logs repeat queries: analyse each text once
+    seen: dict[str, QueryNeeds | UnresolvedQuery] = {}  # logs repeat queries: analyse each text once
     for query in items:
+        if query.error is not None:
+            analysis.failures.append(Failure(query, query.error))
+            continue
         needs = seen.get(query.sql)
         if needs is None:
             try:
                 needs = query_needs(query.sql, schemas)
             except UnresolvedQuery as e:
-                needs = str(e)
+                needs = e
             except Exception as e:  # noqa: BLE001 - a bug on one query must not lose the workload
-                needs = f"internal error: {type(e).__name__}: {e}"
+                needs = UnresolvedQuery(f"internal error: {type(e).__name__}: {e}")
             seen[query.sql] = needs
-        if isinstance(needs, str):
-            analysis.failures.append(Failure(query, needs))
+        if isinstance(needs, UnresolvedQuery):
+            reason = needs.at(query.line, query.column) if query.line is not None else str(needs)
+            analysis.failures.append(Failure(query, reason))
+            analysis.missing_tables.update(needs.tables)
             continue
         analysis.weight += query.count
         for table, paths in needs.leaves.items():
