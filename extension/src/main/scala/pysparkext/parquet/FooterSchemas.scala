@@ -1,6 +1,7 @@
 package pysparkext.parquet
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
@@ -52,12 +53,14 @@ object FooterSchemas {
 
   /**
    * What [[ParquetToSparkSchemaConverter]] reads of the session, besides the variant annotation.
-   * Settings that only some Spark lines have are read by key: a line without one reads "".
+   * Settings that only some Spark lines have are read by key (their value or default), and a
+   * line without one reads "".
    */
   private def conversionSettings(sql: SQLConf): Seq[Any] = Seq(
     sql.isParquetBinaryAsString, sql.isParquetINT96AsTimestamp, sql.caseSensitiveAnalysis,
     sql.parquetInferTimestampNTZEnabled, sql.legacyParquetNanosAsLong,
-    sql.parquetFieldIdReadEnabled) ++ LineSpecificConversionSettings.map(sql.getConfString(_, ""))
+    sql.parquetFieldIdReadEnabled) ++
+    LineSpecificConversionSettings.map(k => Try(sql.getConfString(k)).getOrElse(""))
 
   private val LineSpecificConversionSettings = Seq(
     "spark.sql.timestampNanosTypes.enabled", // 4.3
