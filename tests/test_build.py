@@ -36,8 +36,8 @@ def test_each_spark_line_compiles_the_shared_sources_and_its_own_shims():
         assert folders[0] == jar.SOURCES_DIR / "scala"
         shims = [s.name for f in folders[1:] for s in f.rglob("*.scala")]
         assert sorted(shims) == sorted(set(shims)), (line, shims)
-        assert {"ParquetFiltersShim.scala", "ParquetFooterShim.scala",
-                "VariantValidationShim.scala", "OptimizerHooksShim.scala"} == set(shims)
+        assert {"ParquetFiltersShim.scala", "ParquetFooterShim.scala", "FileScanCopyShim.scala", "V2RelationCopyShim.scala",
+                "VariantValidationShim.scala", "OptimizerHooksShim.scala", "LineGapsShim.scala"} == set(shims)
     try:
         jar.spark_line("3.5.2")
     except RuntimeError as e:

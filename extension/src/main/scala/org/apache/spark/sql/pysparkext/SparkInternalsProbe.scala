@@ -9,9 +9,6 @@ import org.apache.hadoop.fs.Path
 import org.apache.parquet.VersionParser.ParsedVersion
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.page.PageReadStore
-import org.apache.parquet.format.converter.ParquetMetadataConverter.MetadataFilter
-import org.apache.parquet.hadoop.util.HadoopInputFile
-import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.internal.Logging
@@ -20,15 +17,12 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, ExprId, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
-import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
-import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation, PartitionedFile}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, ParquetOutputWriter, ParquetWriteSupport, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetOutputWriter, ParquetWriteSupport, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.sources.BaseRelation
 import org.apache.spark.sql.types.{DataType, Metadata, StructType}
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import pysparkext.{ConfEntry, ExtConf}
 
@@ -74,22 +68,15 @@ object SparkInternalsProbe extends Logging {
       method(classOf[HadoopFsRelation], "copy", classOf[FileIndex], classOf[StructType],
         classOf[StructType], classOf[Option[_]], classOf[FileFormat], classOf[Map[_, _]],
         classOf[SparkSession])),
-    Internal("FileSourceScanExec.copy(HadoopFsRelation, Option, Seq, StructType, Seq, Option, " +
-      "Option, Seq, Option, boolean, boolean)",
+    Internal(shims.FileScanCopyShim.signature,
       Seq(ExtConf.NestedLeavesAsColumns, ExtConf.RowGroupMetrics),
-      method(classOf[FileSourceScanExec], "copy", classOf[HadoopFsRelation], classOf[Option[_]],
-        classOf[Seq[_]], classOf[StructType], classOf[Seq[_]], classOf[Option[_]],
-        classOf[Option[_]], classOf[Seq[_]], classOf[Option[_]], java.lang.Boolean.TYPE,
-        java.lang.Boolean.TYPE)),
+      method(classOf[FileSourceScanExec], "copy", shims.FileScanCopyShim.parameterTypes: _*)),
     Internal("FileSourceScanExec.relation, requiredSchema, dataFilters, bucketedScan, " +
       "tableIdentifier", Seq(ExtConf.NestedLeavesAsColumns, ExtConf.RowGroupMetrics), () =>
         Seq("relation", "requiredSchema", "dataFilters", "bucketedScan", "tableIdentifier")
           .foreach(m => classOf[FileSourceScanExec].getMethod(m))),
-    Internal("DataSourceV2Relation.copy(Table, Seq, Option, Option, CaseInsensitiveStringMap, " +
-      "Option)", Seq(ExtConf.NestedSchemaPruning),
-      method(classOf[DataSourceV2Relation], "copy", classOf[Table], classOf[Seq[_]],
-        classOf[Option[_]], classOf[Option[_]], classOf[CaseInsensitiveStringMap],
-        classOf[Option[_]])),
+    Internal(shims.V2RelationCopyShim.signature, Seq(ExtConf.NestedSchemaPruning),
+      method(classOf[DataSourceV2Relation], "copy", shims.V2RelationCopyShim.parameterTypes: _*)),
     Internal("Alias(Expression, String, ExprId, Seq, Option, Seq)",
       Seq(ExtConf.ShreddedVariant, ExtConf.NestedSchemaPruning, ExtConf.PathReadsBeforeAggregates),
       constructor(classOf[Alias], classOf[Expression], classOf[String], classOf[ExprId],
@@ -163,8 +150,25 @@ object SparkInternalsProbe extends Logging {
   private val warned = ConcurrentHashMap.newKeySet[String]()
   private val warningsLogged = new java.util.concurrent.CopyOnWriteArrayList[String]()
 
-  /** Runs the checks and warns about each missing internal; called at session start. */
-  def run(): Unit = absent.keys.foreach(warn)
+  /** Runs the checks and warns about each missing internal and line gap; at session start. */
+  def run(): Unit = {
+    lineGaps.foreach(warnGap)
+    absent.keys.foreach(warn)
+  }
+
+  /** Features this Spark line cannot carry at all (`shims.LineGapsShim`), off whatever is set. */
+  private def lineGaps = shims.LineGapsShim.gaps
+
+  private def warnGap(gap: (String, String, Seq[ConfEntry[Boolean]])): Unit = {
+    val (what, why, features) = gap
+    if (warned.add(what)) {
+      val message = s"pyspark-ext: $what are off on Spark $SPARK_VERSION: $why; " +
+        s"switching off ${features.map(_.key).mkString(", ")}: those queries run as stock " +
+        "Spark plans them"
+      warningsLogged.add(message)
+      logWarning(message)
+    }
+  }
 
   /** Missing internals: those this Spark lacks, plus those the test conf names. */
   private def missing: Set[String] = {
@@ -172,15 +176,23 @@ object SparkInternalsProbe extends Logging {
     absent.keySet ++ fake.split(",").map(_.trim).filter(n => internals.exists(_.name == n))
   }
 
-  /** The missing internal that `feature` needs, if any (warned about once). */
-  def missingFor(feature: ConfEntry[Boolean]): Option[String] = {
-    val gone = missing
-    if (gone.isEmpty) None
-    else internals.find(i => i.features.contains(feature) && gone(i.name)).map { i =>
-      warn(i.name)
-      i.name
+  /**
+   * What `feature` needs that this Spark lacks, if anything (warned about once): a gap of the
+   * line, or a missing internal.
+   */
+  def missingFor(feature: ConfEntry[Boolean]): Option[String] =
+    lineGaps.find(_._3.contains(feature)) match {
+      case Some(gap) =>
+        warnGap(gap)
+        Some(gap._1)
+      case None =>
+        val gone = missing
+        if (gone.isEmpty) None
+        else internals.find(i => i.features.contains(feature) && gone(i.name)).map { i =>
+          warn(i.name)
+          i.name
+        }
     }
-  }
 
   /** Whether `feature` is switched on and Spark has every internal it needs. */
   def on(feature: ConfEntry[Boolean]): Boolean = feature.get && missingFor(feature).isEmpty
