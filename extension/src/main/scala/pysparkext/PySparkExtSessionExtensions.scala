@@ -10,7 +10,8 @@ import org.apache.spark.sql.pysparkext.shims.OptimizerHooksShim
 
 import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns, PathReadsBeforeAggregates}
 import pysparkext.pruning.{DistinctRelationCopies, WholePlanSchemaPruning}
-import pysparkext.variant.rules.{PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
+import pysparkext.variant.rules.{PushCorrelatedProjectionIntoUnionAtAnalysis,
+  PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
   RewriteShreddedVariantPaths, ShreddedSkipPredicates}
 import pysparkext.writer.{ResolveSpecLayoutWrites, ShredDraftVariant, ShredVariantFunction}
 
@@ -23,6 +24,7 @@ import pysparkext.writer.{ResolveSpecLayoutWrites, ShredDraftVariant, ShredVaria
  * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
  * - Pre operator optimization: a projection holding a correlated subquery over a Union (the
  *   per-file scans of a table) is pushed into the Union's children, where Spark's own rule fails.
+ *   Spark before 4.3 has no such batch; there the same push is made at the end of analysis.
  * - Pre-CBO, in order: variant path reads become shredded-column reads, filters on them gain
  *   row-group skipping predicates, copies of a scan that share column ids (from decorrelation)
  *   get ids of their own, then whole-plan nested schema pruning. Pre-CBO runs after
@@ -40,7 +42,8 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     SparkInternalsProbe.run()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
     extensions.injectPostHocResolutionRule(_ => ResolveSpecLayoutWrites)
-    OptimizerHooksShim.injectBeforeOperatorOptimization(extensions, PushCorrelatedProjectionThroughUnion)
+    OptimizerHooksShim.injectBeforeOperatorOptimization(extensions, PushCorrelatedProjectionThroughUnion,
+      PushCorrelatedProjectionIntoUnionAtAnalysis)
     extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
     extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
     extensions.injectPreCBORule(_ => DistinctRelationCopies)

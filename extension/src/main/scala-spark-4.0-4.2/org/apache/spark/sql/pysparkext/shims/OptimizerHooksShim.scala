@@ -6,14 +6,17 @@ import org.apache.spark.sql.catalyst.rules.Rule
 
 /** Optimizer hooks that differ between Spark lines. */
 object OptimizerHooksShim {
-  /** Where rules that must run before Spark's operator optimisation go on this line. */
-  val beforeOperatorOptimization: String = "the pre-operator-optimization batch"
+  /** Where a rule that must run before Spark's operator optimisation goes on this line. */
+  val beforeOperatorOptimization: String = "post-hoc resolution, at the end of analysis"
 
   /**
    * Spark before 4.3 has no batch before operator optimisation that an extension can join:
-   * `injectOptimizerRule` appends to the operator optimisation batch itself, after the rule this
-   * hook exists to run ahead of. So nothing is injected here; see `docs/spark-versions.md`.
+   * `injectOptimizerRule` appends to the operator optimisation batch itself, after the Spark rule
+   * that `rule` must run ahead of. So `atAnalysis`, the same rewrite made before the optimizer
+   * starts, is injected instead (see `docs/spark-versions.md`).
    */
   def injectBeforeOperatorOptimization(
-      extensions: SparkSessionExtensions, rule: Rule[LogicalPlan]): Unit = ()
+      extensions: SparkSessionExtensions, rule: Rule[LogicalPlan],
+      atAnalysis: Rule[LogicalPlan]): Unit =
+    extensions.injectPostHocResolutionRule(_ => atAnalysis)
 }

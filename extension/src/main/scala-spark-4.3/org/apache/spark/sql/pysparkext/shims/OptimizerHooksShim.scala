@@ -6,11 +6,12 @@ import org.apache.spark.sql.catalyst.rules.Rule
 
 /** Optimizer hooks that differ between Spark lines. */
 object OptimizerHooksShim {
-  /** Where rules that must run before Spark's operator optimisation go on this line. */
+  /** Where a rule that must run before Spark's operator optimisation goes on this line. */
   val beforeOperatorOptimization: String = "the pre-operator-optimization batch"
 
-  /** Injects `rule` to run right before Spark's operator optimisation batch. */
+  /** Injects `rule` into the batch right before Spark's operator optimisation (Spark 4.3+). */
   def injectBeforeOperatorOptimization(
-      extensions: SparkSessionExtensions, rule: Rule[LogicalPlan]): Unit =
+      extensions: SparkSessionExtensions, rule: Rule[LogicalPlan],
+      atAnalysis: Rule[LogicalPlan]): Unit =
     extensions.injectPreOperatorOptimizationRule(_ => rule)
 }
