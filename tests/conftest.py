@@ -9,8 +9,27 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-from pyspark_ext import adtech_data  # noqa: E402
+from pyspark_ext import adtech_data, jar  # noqa: E402
 from tests.differential import ENABLED, strict_session  # noqa: E402
+
+
+#: The differential subset CI runs on every other Spark line (``.ci/run-lines``), each against that
+#: line's own stock Spark: nested pruning over every shape, explain, what the line carries, and,
+#: where the line carries the variant half (docs/spark-versions.md), both variant layouts' reads,
+#: filters and skipping, the writers, and tables whose files shred differently (read as a Union
+#: of per-file scans). The fuzzer runs beside it there.
+PRUNING_SUBSET = frozenset({"test_nested_pruning.py", "test_explain.py", "test_spark_lines.py"})
+VARIANT_SUBSET = frozenset({
+    "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
+    "test_spec_writer.py", "test_conflicting_files.py",
+})
+SPARK_LINES_SUBSET = PRUNING_SUBSET if jar.spark_line() == "4.0" else PRUNING_SUBSET | VARIANT_SUBSET
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SPARK_LINES_SUBSET:
+            item.add_marker(pytest.mark.spark_lines)
 
 
 @pytest.fixture(scope="session")
