@@ -70,14 +70,14 @@ def scalatest_jars() -> Path:
     return target
 
 
-def test_sources() -> list[Path]:
+def suite_sources() -> list[Path]:
     return sorted(TEST_SOURCES.rglob("*.scala"))
 
 
 def compile_suites(extension_jar: Path, scalatest: Path) -> Path:
     """The suites' classes, compiled unless the suites and the extension jar are unchanged."""
     digest = hashlib.sha256(extension_jar.name.encode())
-    for path in test_sources():
+    for path in suite_sources():
         digest.update(str(path.relative_to(TEST_SOURCES)).encode())
         digest.update(path.read_bytes())
     target = jar.cache_dir() / "scala-suites" / digest.hexdigest()[:16]
@@ -86,7 +86,7 @@ def compile_suites(extension_jar: Path, scalatest: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix="classes_", dir=target.parent))
     try:
-        jar.compile_scala(test_sources(), partial, (extension_jar, scalatest / "*"))
+        jar.compile_scala(suite_sources(), partial, (extension_jar, scalatest / "*"))
         partial.rename(target)  # atomic: a concurrent run never sees half the classes
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
