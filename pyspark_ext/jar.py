@@ -98,15 +98,7 @@ def build_jar(force: bool = False) -> Path:
     with tempfile.TemporaryDirectory(prefix="pyspark_ext_build_") as tmp:
         classes = Path(tmp) / "classes"
         classes.mkdir()
-        cmd = [
-            _java(), "-Xss8m", "-cp", str(pyspark_jars_dir() / "*"), "scala.tools.nsc.Main",
-            "-usejavacp", "-release", "17", "-d", str(classes),
-            *[str(s) for s in scala_sources()],
-        ]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError(
-                "compiling the pyspark-ext Scala sources failed:\n" + result.stdout + result.stderr)
+        compile_scala(scala_sources(), classes)
         partial = Path(tmp) / target.name
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
             jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: pyspark_ext\n")
@@ -115,6 +107,21 @@ def build_jar(force: bool = False) -> Path:
                     jar.write(cls, cls.relative_to(classes).as_posix())
         shutil.move(str(partial), target)  # atomic within one filesystem: readers never see half a jar
     return target
+
+
+def compile_scala(sources: list[Path], classes: Path, classpath: tuple[Path, ...] = ()) -> None:
+    """Compile ``sources`` into ``classes`` with pyspark's Scala compiler, against pyspark's jars
+    and ``classpath`` (the Scala rule suites add the extension jar and ScalaTest)."""
+    cp = os.pathsep.join([str(pyspark_jars_dir() / "*"), *[str(c) for c in classpath]])
+    cmd = [
+        _java(), "-Xss8m", "-cp", cp, "scala.tools.nsc.Main",
+        "-usejavacp", "-release", "17", "-d", str(classes),
+        *[str(s) for s in sources],
+    ]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(
+            "compiling the pyspark-ext Scala sources failed:\n" + result.stdout + result.stderr)
 
 
 def _java() -> str:

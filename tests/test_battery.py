@@ -9,6 +9,8 @@ from tests.battery.queries import QUERIES
 from tests.battery.run_battery import dev_label
 from tests.differential import compare
 
+pytestmark = pytest.mark.slow
+
 # A cast that renames struct fields maps them by position; the rule does not see through casts yet,
 # so it reads the struct's other field too (as stock Spark does).
 NOT_YET_MINIMAL = {"rename_cast_struct"}

@@ -13,6 +13,8 @@ from benchmarks.variant_queries import queries
 from pyspark_ext.result_rows import canonical_rows, same_rows
 from tests.differential import ENABLED
 
+pytestmark = pytest.mark.benchmark
+
 # Enough rows that every query finds some (the filter's 0.05% holds 2 ids; the mismatched types,
 # 1% and 0.5% of rows, occur), few enough to stay fast.
 ROWS = 4000

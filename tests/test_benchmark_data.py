@@ -6,6 +6,8 @@ from benchmarks import datasets, variant_data
 from benchmarks.variant_runner import CONFIGS, _sql, time_writers
 from benchmarks.variant_queries import queries
 
+pytestmark = pytest.mark.benchmark
+
 UNSHREDDED = {"metadata", "value"}
 
 

@@ -9,6 +9,8 @@ from benchmarks import datasets, peers
 from benchmarks.variant_queries import queries
 from pyspark_ext.result_rows import canonical_rows, same_rows
 
+pytestmark = pytest.mark.benchmark
+
 # Enough rows that every query finds some (the filter's 0.05% holds 3 ids; prices above 900 and the
 # mismatched types, 1% and 0.5% of rows, occur), few enough to stay fast.
 ROWS = 4000

@@ -1,8 +1,12 @@
 """The benchmark report: summary ratios, Markdown and charts, from synthetic results (no Spark)."""
 import json
 
+import pytest
+
 from benchmarks import report
 from benchmarks.runner import QueryResult
+
+pytestmark = pytest.mark.benchmark
 
 
 def _result(name, stock_s, ext_s, stock_b, ext_b):

@@ -9,6 +9,8 @@ from pyspark.sql import SparkSession
 
 from benchmarks import datasets, write_speed
 
+pytestmark = pytest.mark.benchmark
+
 ROWS = 3000
 
 

@@ -7,9 +7,12 @@ import zipfile
 from pathlib import Path
 
 import pyspark
+import pytest
 
 from pyspark_ext import jar
 from pyspark_ext.session import configure
+
+pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,6 +19,8 @@ import pytest
 
 from tests.catalog.run import QUERIES
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parent.parent
 PHASES = ["create", "reread"]
 

@@ -29,6 +29,8 @@ import pytest
 from tests.deployments import checks, producers_check
 from tests.nested_shapes import SHAPES
 
+pytestmark = [pytest.mark.cluster, pytest.mark.subprocess]
+
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = [*checks.QUERIES, *(f"{layout}_{name}" for layout in ("draft", "spec")
                             for name in checks.VARIANT)]

@@ -24,6 +24,8 @@ from tests.deployments import checks
 from tests.deployments.connect_server import connect_server
 from tests.differential import ENABLED, confs
 
+pytestmark = [pytest.mark.connect, pytest.mark.subprocess]
+
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUTS = ("draft", "spec")
 METRICS = "spark.pyspark_ext.metrics.rowGroups.enabled"

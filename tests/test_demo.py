@@ -16,6 +16,8 @@ import pyspark_ext
 from pyspark_ext import demo
 from tests.differential import ENABLED
 
+pytestmark = pytest.mark.slow
+
 #: Folders of the checkout that a pip install does not hold (``pyproject.toml`` packages
 #: ``pyspark_ext*`` only).
 CHECKOUT_ONLY = ("benchmarks", "tests")

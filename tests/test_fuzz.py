@@ -26,6 +26,8 @@ from pyspark_ext.testing.outcome import Outcome, difference, normalise, run, sam
 from pyspark_ext.testing.reduce import reduce
 from tests.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 
+pytestmark = pytest.mark.slow
+
 COUNT = int(os.environ.get("PYSPARK_EXT_FUZZ_QUERIES", "25"))
 SEEDS = [1, 2, 3]
 

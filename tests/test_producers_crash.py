@@ -15,6 +15,8 @@ import pytest
 
 from pyspark_ext.producers import Delete, Pipeline, Update
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

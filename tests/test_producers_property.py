@@ -9,8 +9,11 @@ from collections import defaultdict
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+import pytest
 
 from pyspark_ext.producers import Add, Delete, Pipeline, Update
+
+pytestmark = pytest.mark.slow
 
 #: random examples besides the explicit one (``LITERAL``); each is a run and up to three updates
 #: of a five-node DAG. More: PYSPARK_EXT_PRODUCERS_EXAMPLES=50

@@ -26,6 +26,8 @@ from tests.variant_battery.draft_writer import (
     reconstruct_row, write_draft, write_standard_variant, write_truth)
 from tests.variant_battery.queries import DIMENSIONS, ERROR_QUERIES, QUERIES
 
+pytestmark = pytest.mark.slow
+
 ANSI = "spark.sql.ansi.enabled"
 ANSI_MODES = ["ansi_on", "ansi_off"]
 SCHEMA = "id BIGINT, v VARIANT"
