@@ -23,10 +23,11 @@ import org.apache.spark.sql.types.StructType
  * values than the rewritten plan expects, so other DSv2 sources are not touched.
  *
  * No scan is prunable while Spark's own `spark.sql.optimizer.nestedSchemaPruning.enabled` is off,
- * as Spark itself then prunes none. The readers depend on that setting, not only the optimizer:
+ * as Spark itself then prunes none. Spark's readers depend on that setting, not only its optimizer:
  * with it off, Parquet's row-by-row (parquet-mr) reader asks each file for the requested schema
  * without first intersecting it with the file's own, so a pruned struct that a file lacks fails the
- * read; and the DSv2 scan builders then ignore a pruned request altogether.
+ * read; and Spark's DSv2 push-down then asks the scan builders for whole top-level columns, which
+ * would not match pruned output types.
  */
 final case class PrunableScan(
     plan: LogicalPlan,
