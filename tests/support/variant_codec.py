@@ -359,6 +359,12 @@ def _encode_value(value: Any, ids: dict[str, int]) -> bytes:
     raise TypeError(f"cannot encode {type(value).__name__}: {value!r}")
 
 
+def encode_value(value: Any, keys: Iterable[str]) -> bytes:
+    """A value's bytes whose field ids refer to the metadata ``encode_metadata(keys)`` builds; the
+    keys may include more than the value uses (as a shredded variant's residual does)."""
+    return _encode_value(value, encode_metadata(keys)[1])
+
+
 def encode(value: Any) -> tuple[bytes, bytes]:
     """(metadata, value) Variant bytes of a Python JSON-like value (see ``loads``)."""
     keys: set[str] = set()

@@ -18,10 +18,16 @@ import org.apache.spark.sql.types.StructType
  *
  * DSv1 Parquet and ORC file relations are rebuilt with a pruned data schema, as Spark's own
  * SchemaPruning does. DSv2 relations are rebuilt with pruned output types only for Spark's own
- * Parquet and ORC tables, whose scan builders honour nested pruning, and only while Spark's nested
- * pruning is on: V2 push-down then asks the builder for exactly the pruned schema. A source that
- * ignored the request would return wider values than the rewritten plan expects, so other DSv2
- * sources are not touched.
+ * Parquet and ORC tables, whose scan builders honour nested pruning: V2 push-down then asks the
+ * builder for exactly the pruned schema. A source that ignored the request would return wider
+ * values than the rewritten plan expects, so other DSv2 sources are not touched.
+ *
+ * No scan is prunable while Spark's own `spark.sql.optimizer.nestedSchemaPruning.enabled` is off,
+ * as Spark itself then prunes none. Spark's readers depend on that setting, not only its optimizer:
+ * with it off, Parquet's row-by-row (parquet-mr) reader asks each file for the requested schema
+ * without first intersecting it with the file's own, so a pruned struct that a file lacks fails the
+ * read; and Spark's DSv2 push-down then asks the scan builders for whole top-level columns, which
+ * would not match pruned output types.
  */
 final case class PrunableScan(
     plan: LogicalPlan,
@@ -31,6 +37,7 @@ final case class PrunableScan(
 
 object PrunableScan {
   def unapply(plan: LogicalPlan): Option[PrunableScan] = plan match {
+    case _ if !SQLConf.get.nestedSchemaPruningEnabled => None
     case FileRelation(r, fs, output, _)
         if fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat] =>
       Some(PrunableScan(r, output, fs.dataSchema, newOutput => {
@@ -40,7 +47,7 @@ object PrunableScan {
         })
         SparkInternals.withRelation(r, SparkInternals.withDataSchema(fs, dataSchema), newOutput)
       }))
-    case r: DataSourceV2Relation if !r.isStreaming && SQLConf.get.nestedSchemaPruningEnabled =>
+    case r: DataSourceV2Relation if !r.isStreaming =>
       r.table match {
         case t: FileTable if Set("parquet", "orc").contains(t.formatName.toLowerCase(Locale.ROOT)) =>
           Some(PrunableScan(r, r.output, t.dataSchema, newOutput => SparkInternals.withOutput(r, newOutput)))
