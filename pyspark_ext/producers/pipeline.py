@@ -22,6 +22,7 @@ from pyspark.sql.types import DataType, StructField, StructType
 
 from . import incremental, storage
 from .errors import ProducerError, from_spark
+from .exact_types import same, widens
 from .rows import check_sortable, content_schema, parse_type, update_schema
 from .storage import Store, version_dir
 
@@ -41,6 +42,7 @@ class Node:
     key_type: DataType | None = None
     value_type: DataType | None = None
     preserve: Callable[[Any, Any], Any] | None = None
+    unique_keys: bool = False
 
     @property
     def is_source(self) -> bool:
@@ -84,9 +86,19 @@ class Pipeline:
         self.nodes[node.name] = node
         return node
 
-    def source(self, name: str) -> Node:
-        """An external input of (key, value) rows, fed by ``run`` and ``update``."""
-        return self._add(Node(self, name))
+    def source(self, name: str, *, key_type: DataType | str | None = None,
+               value_type: DataType | str | None = None, unique_keys: bool = False) -> Node:
+        """An external input of (key, value) rows, fed by ``run`` and ``update``.
+
+        A key may repeat: its rows are its values (the constant key trick puts a whole data set
+        under one key). ``unique_keys=True`` makes a repeated key an error instead. Input keys and
+        values must have the declared types (or, on an update, the committed ones), or types
+        that widen to them exactly (int into bigint); they are never cast."""
+        kt = parse_type(key_type) if key_type is not None else None
+        if kt is not None:
+            check_sortable(kt, f"source {name!r} key_type")
+        vt = parse_type(value_type) if value_type is not None else None
+        return self._add(Node(self, name, key_type=kt, value_type=vt, unique_keys=unique_keys))
 
     def stage(self, name: str, fn: Callable[..., Iterable[Any]], *feeders: Node | list[Node],
               key_type: DataType | str | None = None, value_type: DataType | str | None = None,
@@ -288,31 +300,73 @@ def _require_columns(df: DataFrame, source: str, names: tuple[str, ...]) -> None
 
 
 def _validate(p: Pipeline, node: Node, df: DataFrame, old: dict[str, Any] | None) -> DataFrame:
-    """Reject bad changes before anything is written: unknown types, null keys, and a key whose
-    Delete is mixed with upserts. Cast to the source's stored types."""
+    """Reject bad changes before anything is written: a key or value of another type than the
+    source's (never cast, see ``exact_types``), unknown change types, null keys, a key whose
+    Delete is mixed with upserts, and a repeated key in a ``unique_keys`` source. Widen exact
+    types (int into bigint) to the source's."""
+    given_k, given_v = df.schema["key"].dataType, df.schema["value"].dataType
     if old is not None:
         kt, _, vt = incremental._types(old)
+        where = f"committed in version {p.version}"
+    else:
+        kt, vt = node.key_type or given_k, node.value_type or given_v
+        where = "declared"
+    for what, given, stored in (("key", given_k, kt), ("value", given_v, vt)):
+        if not widens(given, stored):
+            raise _type_error(node, df, what, given, stored, where)
+    if not (same(given_k, kt) and same(given_v, vt)):
         df = df.select("type", F.col("key").cast(kt).alias("key"),
                        F.col("value").cast(vt).alias("value"))
     check_sortable(df.schema["key"].dataType, f"source {node.name!r} key")
     is_delete = (F.col("type") == Delete).cast("int")
+    repeated = F.sum(1 - is_delete) > 1 if node.unique_keys else F.lit(False)
     problems = (df.groupBy("key").agg(
         F.max(is_delete).alias("d"), F.max(1 - is_delete).alias("u"),
+        repeated.alias("repeated"),
         F.max(F.when(~F.col("type").isin(Add, Update, Delete) | F.col("type").isNull(),
                      F.coalesce(F.col("type"), F.lit("null")))).alias("bad"))
-        .filter("key is null or bad is not null or (d = 1 and u = 1)").limit(5).collect())
+        .filter("key is null or bad is not null or (d = 1 and u = 1) or repeated")
+        .limit(5).collect())
     for r in problems:
         if r["key"] is None:
-            raise ProducerError(f"source {node.name!r}: a change has a null key")
+            raise ProducerError(f"source {node.name!r}: a change has a null key; nothing was "
+                                "written")
         if r["bad"] is not None:
             raise ProducerError(f"source {node.name!r}, key {r['key']!r}: change type "
-                                f"{r['bad']!r} is not one of Add, Update, Delete")
-    if problems:
-        keys = ", ".join(repr(r["key"]) for r in problems)
+                                f"{r['bad']!r} is not one of Add, Update, Delete; nothing was "
+                                "written")
+    mixed = [r for r in problems if r["d"] == 1 and r["u"] == 1]
+    if mixed:
+        keys = ", ".join(repr(r["key"]) for r in mixed)
         raise ProducerError(f"source {node.name!r}, key {keys}: a Delete is mixed with Add/Update "
                             "for the same key (send either one Delete or only upserts); nothing "
                             "was written")
+    if problems:
+        keys = ", ".join(repr(r["key"]) for r in problems)
+        raise ProducerError(f"source {node.name!r}, key {keys}: the key has more than one value, "
+                            "but the source was declared with unique_keys=True (one value per "
+                            "key); nothing was written")
     return df
+
+
+def _type_error(node: Node, df: DataFrame, what: str, given: DataType, stored: DataType,
+                where: str) -> ProducerError:
+    """The mismatch, naming a key of the input: one whose value the cast would change or lose
+    if there is one (3.7 into int, 'abc' into int), else the first."""
+    rows = df.filter(F.col(what).isNotNull())
+    cast = F.col(what).try_cast(stored)
+    try:
+        example = rows.filter(cast.isNull() | (cast.cast(given) != F.col(what))).select(
+            "key").limit(1).collect()
+    except Exception:  # noqa: BLE001 - types Spark cannot compare: name the first key instead
+        example = []
+    example = example or rows.select("key").limit(1).collect()
+    key = f", key {example[0]['key']!r}" if example else ""
+    return ProducerError(
+        f"source {node.name!r}{key}: the {what} has type {given.simpleString()}, but the "
+        f"source's {what}s are {stored.simpleString()} ({where}). Keys and values are never "
+        f"cast (a cast could change a key and update the wrong one): convert the input to "
+        f"{stored.simpleString()} yourself where that is exact. Nothing was written.")
 
 
 def _source_step(p: Pipeline, ctx: incremental.Context, node: Node, old: dict[str, Any] | None,
@@ -401,12 +455,12 @@ def _output_types(p: Pipeline, node: Node, old: dict[str, Any] | None, inputs: D
     if node.key_type is not None and node.value_type is not None:
         return node.key_type, node.value_type
     sample = inputs.limit(SAMPLE_ROWS).collect()
-    groups: dict[Any, list[list[Any]]] = {}
-    for row in sample:
-        groups.setdefault(row["key"], [[] for _ in side_types])[row["side"]].append(
-            row[f"value_{row['side']}"])
+    groups: dict[Any, tuple[Any, list[list[Any]]]] = {}
+    for row in sample:  # keyed by a hashable form: array and struct keys come as lists and Rows
+        groups.setdefault(_hashable(row["key"]), (row["key"], [[] for _ in side_types]))[1][
+            row["side"]].append(row[f"value_{row['side']}"])
     emitted = []
-    for key, sides in list(groups.items())[:20]:
+    for key, sides in list(groups.values())[:20]:
         try:
             for item in node.fn(key, *(iter(v) for v in sides)) or ():
                 emitted.append(tuple(item))
@@ -430,3 +484,14 @@ def _output_types(p: Pipeline, node: Node, old: dict[str, Any] | None, inputs: D
                             "sample (produce emitted nothing); declare key_type and value_type")
     check_sortable(kt, f"stage {node.name!r} key")
     return kt, vt
+
+
+def _hashable(v: Any) -> Any:
+    """A key as the driver collects it (lists for arrays, Rows for structs), hashable."""
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, dict):
+        return tuple((k, _hashable(x)) for k, x in v.items())
+    if isinstance(v, bytearray):
+        return bytes(v)
+    return v

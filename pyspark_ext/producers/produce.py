@@ -18,6 +18,7 @@ import pyarrow as pa
 from pyspark.sql.types import DataType
 
 from .errors import in_worker
+from .exact_types import checker
 from .merge import rows_per_batch
 from .rows import arrow_type, from_user, sort_key, to_user
 
@@ -118,6 +119,7 @@ class _Output:
                                  pa.field("source_key", self.types[1], False),
                                  pa.field("value", self.types[2], True)])
         self.conv_k, self.conv_v = from_user(kt), from_user(v)
+        self.check_k, self.check_v = checker(kt), checker(v)
         self.cols: list[list[Any]] = [[], [], []]
         self.shown: list[Any] = []
         self.limit = 64  # rows per flush, adapted to the width of the rows (``rows_per_batch``)
@@ -130,6 +132,11 @@ class _Output:
                             f"value) pairs, got {item!r}") from None
         if k is None:
             raise in_worker(f"stage {self.stage!r}, key {shown_key!r}: produce emitted a null key")
+        why = self.check_k(k)
+        if why is None:
+            why = self.check_v(v)
+        if why is not None:
+            raise in_worker(self._wrong(shown_key, k, v, why))
         try:
             ck, cv = self.conv_k(k), self.conv_v(v)
         except Exception as e:  # noqa: BLE001 - reported with the stage and key
@@ -139,7 +146,7 @@ class _Output:
         self.cols[2].append(cv)
         self.shown.append((shown_key, k, v))
 
-    def _wrong(self, shown_key: Any, k: Any, v: Any, e: Exception) -> str:
+    def _wrong(self, shown_key: Any, k: Any, v: Any, e: Exception | str) -> str:
         return (f"stage {self.stage!r}, key {shown_key!r}: produce emitted ({k!r}, {v!r}), which "
                 f"does not fit the stage's types (key {self.kt.simpleString()}, value "
                 f"{self.v.simpleString()}): {e}")
