@@ -32,8 +32,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType, StructField, StructType
 
+from . import key_order
 from .merge import META_SCHEMA, merge_task
-from .rows import arrow_type, content_schema, decode, mappings_schema, sort_key, update_schema
+from .rows import arrow_type, content_schema, decode, mappings_schema, update_schema
 from .storage import Store, version_dir
 
 
@@ -85,27 +86,32 @@ def _stage(ctx: Context, df: DataFrame, rel: str) -> DataFrame:
 
 
 def run_produce(ctx: Context, stage: str, fn: Callable[..., Any], inputs: DataFrame,
-                ks: DataType, side_types: list[DataType], kt: DataType, v: DataType
-                ) -> DataFrame:
+                ks: DataType, side_types: list[DataType], kt: DataType, v: DataType,
+                value_order: list[Any] | None = None) -> DataFrame:
+    """Produce's output for ``inputs`` (key, side, value_0, ...): each key's rows reach ``fn``
+    side by side, each side's values in ``value_order`` (Spark sort columns over ``value``, or
+    ``value_<side>`` in a join) or, without it, in whatever order the shuffle left them."""
     from .produce import produce_task
     task = produce_task(stage, fn, ks, side_types, kt, v, ctx.large)
     out = StructType([StructField("key", kt, False), StructField("source_key", ks, False),
                       StructField("value", v, True)])
-    return (inputs.repartition(ctx.partitions, "key").sortWithinPartitions("key", "side")
-            .mapInArrow(task, out))
+    frame = inputs.repartition(ctx.partitions, "key")
+    if value_order and len(side_types) == 1:  # the task reads columns by position, not name
+        frame = frame.withColumnRenamed("value_0", "value")
+    return frame.sortWithinPartitions("key", "side", *(value_order or [])).mapInArrow(task, out)
 
 
-def _assign_range(boundaries: list[Any], k1: DataType
+def _assign_range(boundaries: list[Any], k1: DataType, order: key_order.Order | None
                   ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """Tag each instruction with the file whose range holds its k1 (a binary search of the
     files' first keys, a batch at a time)."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import numpy as np
         from .merge_batches import key_array
-        order = sort_key(k1)
-        bounds = key_array(pa.array(boundaries, type=arrow_type(k1)), k1, order)
+        by = key_order.sort_key(k1, order)
+        bounds = key_array(pa.array(boundaries, type=arrow_type(k1)), k1, by)
         for b in batches:
-            ranges = np.searchsorted(bounds, key_array(b.column(1), k1, order), "right")
+            ranges = np.searchsorted(bounds, key_array(b.column(1), k1, by), "right")
             yield b.set_column(0, "range", pa.array(ranges.astype(np.int32)))
     return run
 
@@ -124,7 +130,8 @@ def staged_rows(store: Store, rel: str) -> int:
 
 def merge_files(ctx: Context, kind: str, stage: str, old: list[dict[str, Any]],
                 instructions: DataFrame, k1: DataType, k2: DataType, v: DataType | None,
-                preserve: Callable[[Any, Any], Any] | None, next_id: int, rows: int
+                preserve: Callable[[Any, Any], Any] | None, next_id: int, rows: int,
+                order: key_order.Order | None = None
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, dict[str, int]]:
     """Merge sorted ``instructions`` (k1, k2, op[, value]), at most ``rows`` of them, into the
     file set ``old``; returns the new files, the update files (content only), the preserve
@@ -139,18 +146,19 @@ def merge_files(ctx: Context, kind: str, stage: str, old: list[dict[str, Any]],
         per_task = max(ctx.rows_per_group, TASK_ROWS)
         parts = 1 if preserve else max(1, math.ceil(rows / ctx.rows_per_file),
                                        min(ctx.partitions, math.ceil(rows / per_task)))
-        sorted_ = (instructions.repartitionByRange(parts, "k1")
+        sorted_ = (instructions.repartitionByRange(parts, *key_order.columns("k1", order))
                    .withColumn("range", F.spark_partition_id()))
         old_paths: dict[int, str | None] = {}
     else:
         bounds = [decode(f["first"]) for f in old[1:]]
-        tagged = instructions.mapInArrow(_assign_range(bounds, k1), instructions.schema)
+        tagged = instructions.mapInArrow(_assign_range(bounds, k1, order), instructions.schema)
         sorted_ = tagged.repartition(1 if preserve else min(len(old), ctx.partitions), "range")
         old_paths = {i: f["path"] for i, f in enumerate(old)}
-    sorted_ = sorted_.sortWithinPartitions(*cols[:4]).select(*cols)
+    sorted_ = sorted_.sortWithinPartitions(
+        "range", *key_order.columns("k1", order), "k2", "op").select(*cols)
     task = merge_task(ctx.store, kind, stage, old_paths, k1, k2, v,
                       f"{version_dir(ctx.version)}/{stage}", ctx.rows_per_group,
-                      ctx.rows_per_file, ctx.row_group_bytes, preserve, next_id)
+                      ctx.rows_per_file, ctx.row_group_bytes, preserve, next_id, order=order)
     meta = [r.asDict() for r in sorted_.mapInArrow(task, META_SCHEMA).collect()]
     done = {m["range"] for m in meta if m["kind"] == "done"}
     counter = max([m["next_id"] for m in meta if m["kind"] == "done"] or [next_id])
@@ -175,7 +183,8 @@ def merge_files(ctx: Context, kind: str, stage: str, old: list[dict[str, Any]],
 
 def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFrame,
          changed: DataFrame, kt: DataType, ks: DataType, v: DataType,
-         preserve: Callable[[Any, Any], Any] | None, identity: bool = False) -> Step:
+         preserve: Callable[[Any, Any], Any] | None, identity: bool = False,
+         order: key_order.Order | None = None) -> Step:
     """Write version N+1 of ``stage`` given Produce's output ``produced`` (key, source_key,
     value) for the changed source keys ``changed`` (one column ``key``).
 
@@ -226,7 +235,7 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
         def content_then_crash_point() -> tuple:
             out = merge_files(ctx, "content", stage, (old or {}).get("content", []),
                               content_instr, kt, ks, v, preserve, (old or {}).get("next_id", 1),
-                              bound)
+                              bound, order)
             ctx.crash("mid-stage", stage)
             return out
         if identity:
@@ -241,6 +250,8 @@ def step(ctx: Context, stage: str, old: dict[str, Any] | None, produced: DataFra
     entry = {"key_type": kt.json(), "source_key_type": ks.json(), "value_type": v.json(),
              "content": content, "key_mappings": mappings, "update": updates,
              "next_id": next_id}
+    if order is not None:
+        entry["key_order"] = key_order.to_json(order)
     stats = {"rows": sum(f["rows"] for f in content),
              "update_rows": sum(f["rows"] for f in updates),
              "files_written": cstats["files_written"] + mstats["files_written"],

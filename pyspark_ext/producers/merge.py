@@ -284,7 +284,7 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
                k1: DataType, k2: DataType, v: DataType | None, rel_dir: str,
                rows_per_group: int, rows_per_file: int, group_bytes: int,
                preserve: Callable[[Any, Any], Any] | None = None, next_id: int = 1,
-               batches: bool = True,
+               batches: bool = True, order: list[Any] | None = None,
                ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function merging each range in its partition; ``kind`` is
     ``"content"`` (``k1`` the target key, writes update files too) or ``"key_mappings"``.
@@ -305,6 +305,9 @@ def merge_task(store: Store, kind: str, stage: str, old_files: dict[int, str | N
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         o1, o2 = sort_key(k1), sort_key(k2)
+        if order is not None:  # the stage's own key order (``key_order``)
+            from .key_order import sort_key as ordered
+            o1 = ordered(k1, order)
         preserve_state.start(next_id)
         user_v = to_user(v) if preserve else None
         raw_v = user_to_raw(v) if preserve else None

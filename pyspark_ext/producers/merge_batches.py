@@ -39,10 +39,11 @@ _TYPES = pa.array(["Add", "Update", "Delete"])
 def key_array(col: pa.Array | pa.ChunkedArray, dt: DataType,
               order: Callable[[Any], Any]) -> np.ndarray:
     """A non-null key column as a numpy array whose ``<`` is Spark's order."""
-    if isinstance(dt, _NATIVE):
+    custom = getattr(order, "custom", False)  # a stage's own key order (``key_order``)
+    if isinstance(dt, _NATIVE) and not custom:
         return col.to_numpy(zero_copy_only=False)
     values = col.to_pylist()
-    if isinstance(dt, (StringType, BinaryType)):  # code point order is UTF-8 byte order
+    if isinstance(dt, (StringType, BinaryType)) and not custom:  # code point order is UTF-8 byte order
         out = np.empty(len(values), dtype=object)
         out[:] = values
         return out

@@ -45,7 +45,9 @@ def parse_type(spec: DataType | str) -> DataType:
 def check_sortable(dt: DataType, what: str) -> None:
     """Keys must have an order Spark can sort by: no maps, no variants anywhere inside."""
     if isinstance(dt, (MapType, VariantType)):
-        raise TypeError(f"{what}: {dt.simpleString()} cannot be a key (Spark cannot sort by it)")
+        from .errors import ProducerError
+        raise ProducerError(f"{what}: {dt.simpleString()} cannot be a key (Spark cannot sort "
+                            "by it)")
     if isinstance(dt, StructType):
         for f in dt.fields:
             check_sortable(f.dataType, what)
