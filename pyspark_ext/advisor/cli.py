@@ -92,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
 def _write(sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
     if not draft:
         raise SystemExit("nothing to shred: no variant path of the workload has scalar values in the sample")
+    from ..loaded import require_extension
     from ..shredding import shred
+    require_extension(sample.sparkSession, "advise --write")
     # draft: the column becomes its draft-layout struct; spec: the project's spec-layout writer
     # writes Parquet's metadata/value/typed_value with exactly this schema in every file.
     shred(sample, column, draft if layout == "draft" else spec, layout=layout) \
