@@ -15,7 +15,8 @@ def main(argv: list[str] | None = None) -> int:
                       help="the settings for a Spark Connect server (adds the relation plugin "
                            "behind explain_read_schema for Connect clients)")
     conf.add_argument("--markdown", action="store_true",
-                      help="print instead the README's table of every extension setting")
+                      help="print instead the table of every extension setting (docs/configuration.md), "
+                           "read from the jar's declarations in a local session")
     demo = sub.add_parser("demo", help="run the demo on generated nested and shredded variant data")
     demo.add_argument("--rows", type=int, default=30_000, help="nested events")
     demo.add_argument("--variant-rows", type=int, default=100_000, help="variant events")
@@ -40,10 +41,16 @@ def main(argv: list[str] | None = None) -> int:
         from .jar import build_jar
         print(build_jar(force=args.force))
     elif args.command == "conf" and args.markdown:
-        from .settings import markdown_table
-        print(markdown_table())
+        from .settings_table import generate
+        print(generate())
     elif args.command == "conf":
+        from .loaded import ExtensionNotLoadedError
         from .session import connect_server_confs, extension_confs
+        try:
+            confs = connect_server_confs() if args.connect_server else extension_confs()
+        except ExtensionNotLoadedError as e:
+            print(f"pyspark-ext: {e}", file=sys.stderr)
+            return 1
         confs = connect_server_confs() if args.connect_server else extension_confs()
         for key, value in confs.items():
             print(f"{key}={value}")

@@ -6,6 +6,8 @@ from typing import Any
 
 from pyspark.sql import DataFrame
 
+from .loaded import require_extension
+
 
 def explain_read_schema(df: DataFrame, run: bool = False) -> list[dict[str, Any]]:
     """For each scan of ``df``'s executed plan, subqueries included, return a dict with:
@@ -29,6 +31,7 @@ def explain_read_schema(df: DataFrame, run: bool = False) -> list[dict[str, Any]
     if _is_connect(df):
         from . import connect
         return connect.explain_read_schema(df, run)
+    require_extension(df.sparkSession, "explain_read_schema")
     jvm = df.sparkSession._jvm
     if run:
         jvm.org.apache.spark.sql.pysparkext.QueryRuns.runDiscardingRows(df._jdf, "explain_read_schema")

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -95,6 +96,9 @@ def build_jar(force: bool = False) -> Path:
     if target.exists() and not force:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    # A compile is the one slow step of a first session: say what the wait is.
+    print(f"pyspark-ext: compiling the extension jar for Spark {pyspark.__version__} (once per "
+          "Spark version and source change)...", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="pyspark_ext_build_") as tmp:
         classes = Path(tmp) / "classes"
         classes.mkdir()

@@ -16,6 +16,8 @@ from types import ModuleType
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions
 
+from .loaded import require_extension
+
 
 def _functions(obj: DataFrame | Column) -> ModuleType:
     """The functions that build Columns for ``obj``'s kind of session. ``pyspark.sql.functions``
@@ -47,6 +49,7 @@ def shred(df: DataFrame, column: str, schema: str, layout: str = "draft") -> Dat
     """
     if layout not in LAYOUTS:
         raise ValueError(f"shred: layout must be one of {LAYOUTS}, not {layout!r}")
+    require_extension(df.sparkSession, "shred")
     return df.withColumn(column, shred_column(_functions(df).col(column), schema, layout))
 
 

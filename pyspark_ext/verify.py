@@ -25,6 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from . import sql_script
+from .loaded import ExtensionNotLoadedError, require_extension
 from .testing.outcome import Outcome, difference, run
 
 QUERY_STARTS = {"SELECT", "WITH", "FROM", "VALUES", "TABLE", "("}
@@ -145,6 +146,8 @@ class Report:
 def verify(spark, statements: list[str], progress: bool = True) -> Report:
     from tqdm import tqdm
 
+    require_extension(spark, "verify")
+
     report = Report()
     queries = sum(map(is_query, statements))
     bar = tqdm(total=queries, file=sys.stderr, disable=not progress, unit="query", desc="verify")
@@ -230,6 +233,9 @@ def main(files: list[str], confs: list[str], fmt: str = "text", master: str | No
     spark = session(settings, master)
     try:
         report = verify(spark, statements, progress)
+    except ExtensionNotLoadedError as e:
+        print(f"verify: {e}", file=sys.stderr)
+        return 2
     except Exception as e:  # noqa: BLE001 - a setup statement failed: say which
         print(f"verify: setup statement failed: {e}", file=sys.stderr)
         return 2

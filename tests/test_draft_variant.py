@@ -364,3 +364,16 @@ def test_residual_numbers_cast_to_decimals_as_unshredded(spark: SparkSession, tm
         "SELECT id, try_variant_get(v, '$.p', 'decimal(18,2)'), try_variant_get(v, '$.p', 'decimal(18,0)'), "
         "try_variant_get(v, '$.p', 'decimal(1,0)'), try_variant_get(v, '$.p', 'decimal(9,9)') FROM {t}",
     ])
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ("id bigint, id string", r"`?v`?.*draft layout.*field 'id' appears twice in the struct at \$"),
+    ("struct<>", r"`?v`?.*draft layout.*the struct at \$ names no field"),
+    ("a struct<b: bigint, b: string>", r"`?v`?.*draft layout.*field 'b' appears twice in the struct at \$\.a"),
+    ("a struct<>", r"`?v`?.*draft layout.*the struct at \$\.a names no field"),
+])
+def test_bad_draft_schema_fails_when_shred_is_called(spark: SparkSession, schema: str, message: str) -> None:
+    """As in the spec layout: checked when `shred` is called, not when the data is written."""
+    df = spark.sql("SELECT parse_json('{\"id\": 1}') AS v")
+    with pytest.raises(Exception, match=message):
+        pyspark_ext.shred(df, "v", schema)

@@ -32,3 +32,23 @@ def test_report_includes_subquery_scans_and_pushed_filters(spark, events):
     assert len(scans) == 2
     outer = next(s for s in scans if "country" in s["read_schema"])
     assert any("country" in f for f in outer["pushed_filters"])
+
+
+def test_a_read_never_counts_more_leaves_than_the_table_has(spark, tmp_path):
+    """Spark's variant push-down reads a VARIANT as a struct with a field per extracted path; it
+    is still the one VARIANT leaf (it once counted as three leaves of a two-leaf table)."""
+    from tests.differential import ENABLED, confs
+    path = str(tmp_path / "plain")
+    spark.sql("SELECT id, parse_json(concat('{\"a\":', id, ',\"b\":\"x\",\"c\":{\"d\":1}}')) AS v "
+              "FROM range(20)").write.parquet(path)
+    query = "SELECT v:a::bigint, v:b::string, v:c.d::int FROM plain_variants"
+    scans = {}
+    for enabled in ("false", "true"):
+        with confs(spark, {ENABLED: enabled}):
+            # Analyzed (and so read by the extension or by Spark) as the switch says.
+            spark.read.parquet(path).createOrReplaceTempView("plain_variants")
+            [scans[enabled]] = explain_read_schema(spark.sql(query))
+        assert scans[enabled]["read_leaves"] <= scans[enabled]["full_leaves"], scans[enabled]
+    stock = scans["false"]
+    assert stock["read_schema"].startswith("struct<v:struct<0:")  # Spark's push-down struct
+    assert (stock["read_leaves"], stock["full_leaves"]) == (1, 2)

@@ -1,7 +1,12 @@
-"""The kill switch, the feature switch, strict mode and the fallback on internal errors."""
+"""The kill switch, the feature switch, strict mode, the fallback on internal errors, and the
+settings' single declaration and check."""
+import re
+from pathlib import Path
+
 import pytest
 from py4j.protocol import Py4JJavaError
 
+from pyspark_ext import settings, settings_table
 from tests.differential import confs, run
 
 QUERY = "SELECT user.geo.city FROM events WHERE exists(page.views, v -> v.ts % 7 = 0)"
@@ -35,32 +40,98 @@ def test_internal_error_falls_back_when_not_strict(spark, events):
     assert fallback.read_schemas == stock.read_schemas
 
 
-def test_bad_switch_value_names_the_conf(spark, events):
-    with confs(spark, {"spark.pyspark_ext.enabled": "maybe"}):
-        with pytest.raises(Exception, match="spark.pyspark_ext.enabled must be true or false"):
+# One check for every setting: Spark checks each value by the type ExtConf.scala declares, when it
+# is set, and the extension checks it again before each rule runs (for older keys and values set
+# before the jar registered its settings), never falling back to Spark's plan on a bad value.
+
+BOOLEAN_KEYS = [k for k in settings.KEYS if k not in (settings.FAKE_MISSING_INTERNALS,) and ".producers." not in k]
+
+
+@pytest.mark.parametrize("key", BOOLEAN_KEYS)
+def test_bad_boolean_value_fails_when_set_naming_the_conf(spark, key):
+    with pytest.raises(Exception, match=re.escape(key)) as info:
+        spark.conf.set(key, "maybe")
+    assert "maybe" in str(info.value)
+    assert spark.conf.get(key, None) in (None, "true", "false")
+
+
+def test_bad_value_fails_the_same_way_for_every_conf(spark, events):
+    """``enabled=maybe`` and ``variant.specLayout.enabled=1`` get the same kind of error (the
+    second used to fall back to Spark's plan with stack traces in the log)."""
+    messages = []
+    for key, value in ((settings.ENABLED, "maybe"), (settings.SPEC_VARIANT, "1"), (settings.STRICT, "yes")):
+        with pytest.raises(Exception) as info:
+            spark.conf.set(key, value)
+        messages.append(str(info.value).replace(key, "KEY").replace(value, "VALUE"))
+    assert len(set(messages)) == 1, messages
+
+
+def test_bad_number_value_fails_when_set(spark):
+    with pytest.raises(Exception, match=re.escape(settings.PRODUCERS_ROWS_PER_FILE)):
+        spark.conf.set(settings.PRODUCERS_ROWS_PER_FILE, "many")
+
+
+def test_bad_value_of_an_older_key_fails_the_query_naming_it(spark, events):
+    old = next(iter(settings.RENAMED))
+    with confs(spark, {old: "maybe"}):
+        with pytest.raises(Exception, match=re.escape(f"set as {old}")):
             spark.sql(QUERY).collect()
 
 
-# Typed confs: the jar declares each switch once (ExtConf.scala); settings.py and the settings
-# table in docs/configuration.md must say the same.
-
-def _declared(spark) -> list[tuple[str, ...]]:
-    listing = spark._jvm.pysparkext.ExtConf.listing()
-    return [tuple(line.split("\t")) for line in listing.split("\n")]
-
-
-def test_settings_py_matches_the_jars_declarations(spark):
-    from pyspark_ext import settings
-    mine = [(s.key, s.type, s.default, s.doc, ",".join(s.alternatives)) for s in settings.ALL]
-    assert mine == _declared(spark)
+def test_unknown_key_warns_once_naming_the_nearest(spark, events):
+    def warnings() -> list[str]:
+        return [w for w in spark._jvm.pysparkext.ExtConf.unknownKeyWarnings().mkString("\n").splitlines()
+                if "spark.pyspark_ext.strcit " in w]
+    with confs(spark, {"spark.pyspark_ext.strcit": "true"}):
+        spark.sql(QUERY).collect()
+        spark.sql(QUERY).collect()
+    assert len(warnings()) == 1
+    assert "nearest known setting is spark.pyspark_ext.strict " in warnings()[0]
 
 
-def test_settings_table_is_the_generated_one():
-    from pathlib import Path
+def test_configure_rejects_an_unknown_keyword_naming_the_nearest():
+    from pyspark.sql import SparkSession
 
-    from pyspark_ext.settings import markdown_table
-    page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
-    assert markdown_table() in page, "regenerate it with: python -m pyspark_ext conf --markdown"
+    from pyspark_ext import configure
+    with pytest.raises(ValueError, match=r"'strcit'.*did you mean 'strict'"):
+        configure(SparkSession.builder, strcit=True)
+
+
+def test_configure_takes_keys_with_dots():
+    from pyspark.sql import SparkSession
+
+    from pyspark_ext import configure
+    builder = configure(SparkSession.builder, **{"variant.enabled": False})
+    assert builder._options[settings.SHREDDED_VARIANT] == "false"
+    builder._options.pop(settings.SHREDDED_VARIANT)
+
+
+# Declared in one place: ExtConf.scala. settings.py holds the keys, SET -v lists the settings with
+# their docs, and docs/configuration.md's table is generated from the declarations.
+
+def test_settings_py_holds_the_jars_keys(spark):
+    declared = settings_table.declared(spark)
+    assert list(settings.KEYS) == [d.key for d in declared]
+    assert settings.RENAMED == {a: d.key for d in declared for a in d.alternatives}
+
+
+def test_set_v_lists_every_public_setting_with_its_doc(spark):
+    listed = {r["key"]: r["meaning"] for r in spark.sql("SET -v").collect()
+              if r["key"].startswith(settings.PREFIX)}
+    declared = settings_table.declared(spark)
+    assert listed == {d.key: d.doc for d in declared if d.public}
+    assert {d.key for d in declared if not d.public} == {settings.FORCE_FAILURE, settings.FAKE_MISSING_INTERNALS}
+
+
+def test_configuration_doc_table_is_the_generated_one(spark):
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    table = settings_table.markdown_table(settings_table.declared(spark))
+    assert table in doc, "regenerate it with: python -m pyspark_ext conf --markdown"
+
+
+def test_setting_docs_hold_no_timings(spark):
+    timing = re.compile(r"\d\s*(s|ms|seconds?)\b|\d(\.\d+)?x\b")
+    assert [d.key for d in settings_table.declared(spark) if timing.search(d.doc)] == []
 
 
 def test_renamed_variant_switch_reads_new_key_then_old_key(spark, tmp_path):

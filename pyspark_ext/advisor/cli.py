@@ -133,7 +133,9 @@ def _recommend(args: argparse.Namespace, analysis: WorkloadAnalysis, doc: dict[s
 def _write(sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
     if not draft:
         raise AdviseError("nothing to shred: no variant path of the workload has scalar values in the sample")
+    from ..loaded import require_extension
     from ..shredding import shred
+    require_extension(sample.sparkSession, "advise --write")
     # draft: the column becomes its draft-layout struct; spec: the project's spec-layout writer
     # writes Parquet's metadata/value/typed_value with exactly this schema in every file.
     shred(sample, column, draft if layout == "draft" else spec, layout=layout) \

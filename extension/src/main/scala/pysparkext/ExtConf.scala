@@ -1,89 +1,74 @@
 package pysparkext
 
 import java.util.Locale
+import java.util.concurrent.ConcurrentHashMap
 
 import scala.collection.mutable.ArrayBuffer
 
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.pysparkext.SqlConfDeclaration
 
 /**
- * A switch of the extension, declared once: its key, default, type and doc. Read with [[get]]
- * from the session's settings (`SQLConf.get`), so it is settable at run time
- * (`spark.conf.set`) or statically (`--conf`, spark-defaults.conf). When the key is not set, an
- * older key it was renamed from is read ([[alternatives]]), then the default.
+ * A setting of the extension, declared once with Spark's `SQLConf.buildConf` (through
+ * [[SqlConfDeclaration]]): Spark checks a value by its type when it is set and lists the setting
+ * with its doc in `SET -v`. Read with [[get]] from the session's settings (`SQLConf.get`), so it
+ * is settable at run time (`spark.conf.set`) or statically (`--conf`, spark-defaults.conf). When
+ * the key is not set, an older key it was renamed from is read ([[alternatives]]), then the
+ * default.
  */
-final class ConfEntry[T] private[pysparkext] (
-    val key: String,
-    val alternatives: Seq[String],
-    val default: T,
-    val valueType: String,
-    val doc: String,
-    parse: (String, String) => T) {
+final class ConfEntry[T] private[pysparkext] (declaration: SqlConfDeclaration[T]) {
+  def key: String = declaration.key
+  def alternatives: Seq[String] = declaration.alternatives
+  def valueType: String = declaration.valueType
+  def doc: String = declaration.doc
+  def defaultString: String = declaration.defaultString
+  /** False for testing-only settings, which `SET -v` and the settings table leave out. */
+  def isPublic: Boolean = declaration.isPublic
 
-  def get: T = {
-    val conf = SQLConf.get
-    (key +: alternatives).iterator.map(k => k -> conf.getConfString(k, null))
-      .collectFirst { case (k, raw) if raw != null => parse(k, raw) }
-      .getOrElse(default)
-  }
+  def get: T = declaration.get
 
-  def defaultString: String = default.toString
+  /** Fails with Spark's message naming the key and the value if this key, or an older key it
+   * reads, holds a value that is not of its type. */
+  private[pysparkext] def check(conf: SQLConf): Unit =
+    (key +: alternatives).foreach(k => Option(conf.getConfString(k, null)).foreach(declaration.check(k, _)))
 
   override def toString: String = key
 }
 
-/** Declares a [[ConfEntry]] in the manner of Spark's `SQLConf.buildConf`. */
-final class ConfBuilder private[pysparkext] (key: String, register: ConfEntry[_] => Unit) {
-  private var docText = ""
-  private var olderKeys = Vector.empty[String]
-
-  def doc(text: String): ConfBuilder = {
-    // The README table and settings.py are checked against this text row by row.
-    require(!text.exists(c => c == '\t' || c == '\n' || c == '|'), s"doc of $key: no tab, newline or |")
-    docText = text
-    this
-  }
-
-  /** An older key, read when `key` is not set, so settings written before a rename still apply. */
-  def withAlternative(older: String): ConfBuilder = { olderKeys :+= older; this }
-
-  def booleanConf: TypedConfBuilder[Boolean] = new TypedConfBuilder("boolean", (k, raw) =>
-    raw.trim.toLowerCase(Locale.ROOT) match {
-      case "true" => true
-      case "false" => false
-      case other => throw new IllegalArgumentException(
-        s"Spark conf $k must be true or false, got '$other'")
-    })
-
-  def stringConf: TypedConfBuilder[String] = new TypedConfBuilder("string", (_, raw) => raw.trim)
-
-  final class TypedConfBuilder[T] private[ConfBuilder] (valueType: String, parse: (String, String) => T) {
-    def createWithDefault(default: T): ConfEntry[T] = {
-      val entry = new ConfEntry(key, olderKeys, default, valueType, docText, parse)
-      register(entry)
-      entry
-    }
-  }
-}
-
 /**
- * Every switch the extension reads, in the order the README's settings table lists them. The
- * table and `pyspark_ext/settings.py` are checked against [[listing]] by `tests/test_switches.py`
- * (`python -m pyspark_ext conf --markdown` prints the table).
+ * Every setting the extension reads, in the order docs/configuration.md lists them (the table
+ * there is generated from [[listing]]: `python -m pyspark_ext conf --markdown`). They are
+ * registered with Spark when this object is first used, which the session extension does before
+ * a session's settings are read, so a bad value given to the session builder fails when the
+ * session starts.
  */
 object ExtConf {
+  val Prefix = "spark.pyspark_ext."
+  /** The version that introduced the settings, shown by `SET -v`. */
+  private val Since = "0.1.0"
+
   private val declared = ArrayBuffer.empty[ConfEntry[_]]
 
-  private def buildConf(key: String): ConfBuilder = new ConfBuilder(key, e => {
-    require(!declared.exists(_.key == e.key), s"${e.key} is declared twice")
-    declared += e
-  })
+  private def register[T](declaration: SqlConfDeclaration[T]): ConfEntry[T] = {
+    require(declaration.key.startsWith(Prefix), s"${declaration.key} does not start with $Prefix")
+    // The settings table is generated from these docs row by row.
+    require(!declaration.doc.exists(c => c == '\t' || c == '\n' || c == '|'),
+      s"doc of ${declaration.key}: no tab, newline or |")
+    val entry = new ConfEntry(declaration)
+    declared += entry
+    entry
+  }
 
   /** Conf docs are written as prose: line breaks and indentation read as single spaces. */
   private def prose(text: String): String = text.trim.split("\\s+").mkString(" ")
 
-  private def switch(key: String, default: Boolean, doc: String): ConfEntry[Boolean] =
-    buildConf(key).doc(prose(doc)).booleanConf.createWithDefault(default)
+  private def switch(key: String, default: Boolean, doc: String, alternatives: Seq[String] = Nil,
+      internal: Boolean = false): ConfEntry[Boolean] =
+    register(SqlConfDeclaration.boolean(key, prose(doc), default, alternatives, internal, Since))
+
+  private def number(key: String, default: Long, doc: String): ConfEntry[Long] =
+    register(SqlConfDeclaration.long(key, prose(doc), default, Nil, internal = false, Since))
 
   val Enabled: ConfEntry[Boolean] = switch("spark.pyspark_ext.enabled", default = true, """
       Master kill switch. `false` leaves every plan exactly as stock Spark makes it.""")
@@ -93,14 +78,12 @@ object ExtConf {
       Whole-plan nested schema pruning of Parquet and ORC scans.""")
 
   /** Gates both layouts: spec-layout reads need this and [[SpecVariant]]. */
-  val ShreddedVariant: ConfEntry[Boolean] = buildConf("spark.pyspark_ext.variant.enabled")
-    .withAlternative("spark.pyspark_ext.variant.draftLayout.enabled")
-    .doc(prose("""
+  val ShreddedVariant: ConfEntry[Boolean] = switch("spark.pyspark_ext.variant.enabled", default = true,
+    alternatives = Seq("spark.pyspark_ext.variant.draftLayout.enabled"), doc = """
       Read shredded variant columns as VARIANT, in the draft layout and (with
       `spark.pyspark_ext.variant.specLayout.enabled`) the Parquet spec layout, and turn path reads of
       them into reads of the shredded columns. `false` turns off every variant feature below. Formerly
-      `spark.pyspark_ext.variant.draftLayout.enabled`, which is still read when this key is not set."""))
-    .booleanConf.createWithDefault(true)
+      `spark.pyspark_ext.variant.draftLayout.enabled`, which is still read when this key is not set.""")
 
   val SpecVariant: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.variant.specLayout.enabled", default = true, """
@@ -133,8 +116,7 @@ object ExtConf {
       Above each scan of shredded variant columns that pushes filters, a `RowGroupMetrics` node whose
       SQL metrics count the row groups the scan read and skipped (judged on statistics; Parquet may
       skip more with dictionaries). Shown in the Spark UI and by `explain_read_schema`. Off by default
-      because it re-reads each file split's footer: on the 20M-row benchmark a selective draft-layout
-      query took 0.84 s with it against 0.61 s without.""")
+      because it reads each file split's footer once more.""")
 
   val RowGroupMetricsAllScans: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.metrics.rowGroups.allScans", default = false, """
@@ -184,8 +166,7 @@ object ExtConf {
       by leaf: each top-level VARIANT column marked for the spec layout (above), and, in the draft
       layout, `shred_variant(v, 'schema') AS name` where the last projections of a Parquet write
       pass it on (the column is written as the VARIANT and shredded as it is written). The
-      row-by-row way builds a row per shredding level and hands it to Parquet field by field; on 1M
-      events this takes about 0.5x its time. The files hold the same values in the same layout; the
+      row-by-row way builds a row per shredding level and hands it to Parquet field by field. The files hold the same values in the same layout; the
       other columns, and a shredded VARIANT inside a struct, are written by Spark's Parquet writer
       as always. A file whose typed leaves the column writers do not take (millisecond
       timestamps), and every file of a write under the `LEGACY` or `EXCEPTION` date and timestamp
@@ -196,27 +177,96 @@ object ExtConf {
       `true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming
       itself and the cause, and the query runs on Spark's own plan.""")
 
+  val ProducersRowsPerRowGroup: ConfEntry[Long] =
+    number("spark.pyspark_ext.producers.rowsPerRowGroup", default = 65536, """
+      Producers pipelines (`pyspark_ext.producers.Pipeline`): rows per Parquet row group of the
+      files a stage writes, unless the pipeline is given `rows_per_row_group`.""")
+
+  val ProducersRowsPerFile: ConfEntry[Long] =
+    number("spark.pyspark_ext.producers.rowsPerFile", default = 1048576, """
+      Producers pipelines: rows per file a stage writes, unless the pipeline is given
+      `rows_per_file`.""")
+
+  val ProducersRowGroupBytes: ConfEntry[Long] =
+    number("spark.pyspark_ext.producers.rowGroupBytes", default = 64L << 20, """
+      Producers pipelines: bytes per Parquet row group of the files a stage writes, unless the
+      pipeline is given `row_group_bytes`.""")
+
   val ForceFailure: ConfEntry[Boolean] =
-    switch("spark.pyspark_ext.test.forceRuleFailure", default = false, """
+    switch("spark.pyspark_ext.test.forceRuleFailure", default = false, internal = true, doc = """
       Testing only: every rule throws, to exercise the fallback and strict mode.""")
 
-  val FakeMissingInternals: ConfEntry[String] = buildConf("spark.pyspark_ext.test.missingSparkInternals")
-    .doc(prose("""
+  val FakeMissingInternals: ConfEntry[String] = register(SqlConfDeclaration.string(
+    "spark.pyspark_ext.test.missingSparkInternals", prose("""
       Testing only: names of Spark internals (comma-separated, as the compatibility probe's warning
       names them) to treat as missing, to exercise the probe's switching off of the features that need
-      them."""))
-    .stringConf.createWithDefault("")
+      them."""), "", Nil, internal = true, Since))
 
-  /** Every declared switch, in declaration order. */
+  /** Every declared setting, in declaration order. */
   def all: Seq[ConfEntry[_]] = declared.toSeq
 
   /**
-   * One line per switch, tab-separated: key, type, default, doc, older keys (comma-separated).
-   * What the tests compare the README and settings.py with.
+   * One line per setting, tab-separated: key, type, default, doc, older keys (comma-separated),
+   * `public` or `internal`. `python -m pyspark_ext conf --markdown` makes the settings table of
+   * docs/configuration.md from it, and the tests compare `pyspark_ext/settings.py` with it.
    */
   def listing: String = all.map { e =>
-    Seq(e.key, e.valueType, e.defaultString, e.doc, e.alternatives.mkString(",")).mkString("\t")
+    Seq(e.key, e.valueType, e.defaultString, e.doc, e.alternatives.mkString(","),
+      if (e.isPublic) "public" else "internal").mkString("\t")
   }.mkString("\n")
+
+  /**
+   * The one check of the session's settings, run before every rule of the extension: a value of
+   * the wrong type fails the query with Spark's message naming the key (the same message `SET`
+   * gives), wherever it was set; an unknown `spark.pyspark_ext.*` key is warned about once, naming
+   * the nearest known key.
+   */
+  def check(): Unit = {
+    val conf = SQLConf.get
+    all.foreach(_.check(conf))
+    UnknownKeys.warn(conf.getAllConfs.keysIterator.filter(_.startsWith(Prefix)))
+  }
+
+  /** Every key the extension reads, older keys included. */
+  def knownKeys: Seq[String] = all.flatMap(e => e.key +: e.alternatives)
+
+  /** Warns once per unknown key, naming the known key nearest to it. */
+  private object UnknownKeys extends Logging {
+    private val warned = ConcurrentHashMap.newKeySet[String]()
+    private val issued = ArrayBuffer.empty[String]
+
+    def warn(keys: Iterator[String]): Unit = keys.foreach { key =>
+      if (!knownKeys.contains(key) && warned.add(key)) {
+        val message = s"pyspark-ext: unknown setting $key is ignored; the nearest known setting is " +
+          s"${nearest(key)} (docs/configuration.md lists them all)"
+        issued.synchronized(issued += message)
+        logWarning(message)
+      }
+    }
+
+    def warnings: Seq[String] = issued.synchronized(issued.toList)
+
+    private def nearest(key: String): String = knownKeys.minBy(k => distance(key.toLowerCase(Locale.ROOT),
+      k.toLowerCase(Locale.ROOT)))
+
+    /** Levenshtein distance: transposed or missing letters in a key are one or two edits. */
+    private def distance(a: String, b: String): Int = {
+      var previous = Array.range(0, b.length + 1)
+      for (i <- 1 to a.length) {
+        val current = new Array[Int](b.length + 1)
+        current(0) = i
+        for (j <- 1 to b.length) {
+          val substitution = previous(j - 1) + (if (a(i - 1) == b(j - 1)) 0 else 1)
+          current(j) = math.min(substitution, math.min(previous(j), current(j - 1)) + 1)
+        }
+        previous = current
+      }
+      previous(b.length)
+    }
+  }
+
+  /** The unknown-key warnings issued so far in this JVM (for tests). */
+  def unknownKeyWarnings: Seq[String] = UnknownKeys.warnings
 
   def enabled: Boolean = Enabled.get
   def strict: Boolean = Strict.get

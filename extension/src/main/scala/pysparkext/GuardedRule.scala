@@ -6,10 +6,8 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.plans.QueryPlan
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.pysparkext.SparkInternalsProbe
+import org.apache.spark.sql.pysparkext.{DataError, SparkInternalsProbe}
 import org.apache.spark.sql.types.DataType
-
-import pysparkext.variant.ShreddedVariantException
 
 /** Raised in strict mode when a rule of the extension fails internally. */
 class PySparkExtRuleException(rule: String, cause: Throwable)
@@ -33,6 +31,7 @@ abstract class GuardedPlanRule[P <: QueryPlan[P]] extends Rule[P] with Logging {
   protected def preservesSchema: Boolean = true
 
   final override def apply(plan: P): P = {
+    ExtConf.check()  // outside the fallback below: a bad setting is the user's to fix
     if (!ExtConf.enabled || !SparkInternalsProbe.on(featureConf)) return plan
     try {
       if (ExtConf.forceFailure) {
@@ -47,7 +46,7 @@ abstract class GuardedPlanRule[P <: QueryPlan[P]] extends Rule[P] with Logging {
       out
     } catch {
       // Bad input is the user's to fix, in any mode: falling back would only fail later, worse.
-      case e: ShreddedVariantException => throw e
+      case e: DataError => throw e
       case NonFatal(e) if !ExtConf.strict =>
         logWarning(s"pyspark-ext rule $ruleName failed, so this query runs without it " +
           s"(set ${ExtConf.Strict}=true to fail instead): $e", e)

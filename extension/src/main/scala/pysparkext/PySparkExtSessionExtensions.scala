@@ -39,6 +39,9 @@ import pysparkext.writer.{ResolveSpecLayoutWrites, ShredDraftVariant, ShredVaria
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Registers the settings with Spark before the new session copies the SparkConf into its
+    // own settings, so that Spark checks their values there.
+    require(ExtConf.all.nonEmpty)
     SparkInternalsProbe.run()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
     extensions.injectPostHocResolutionRule(_ => ResolveSpecLayoutWrites)

@@ -1,5 +1,9 @@
 package pysparkext.parquet
 
+import java.io.FileNotFoundException
+
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.parquet.format.converter.ParquetMetadataConverter
@@ -7,7 +11,7 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.util.HadoopInputFile
 
 import org.apache.spark.sql.execution.datasources.PartitionedFile
-import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.{DataError, SparkInternals}
 
 /**
  * Reads Parquet footers, and holds the one cache of facts derived from them. Footers themselves
@@ -37,11 +41,13 @@ object ParquetFooters {
   def cachedEntries: Long = cache.size
 
   /** A file's whole footer, row groups included. */
-  def read(status: FileStatus, conf: Configuration): ParquetMetadata =
+  def read(status: FileStatus, conf: Configuration): ParquetMetadata = naming(status.getPath.toString) {
     SparkInternals.readFooter(HadoopInputFile.fromStatus(status, conf), ParquetMetadataConverter.NO_FILTER)
+  }
 
-  def read(path: Path, conf: Configuration): ParquetMetadata =
+  def read(path: Path, conf: Configuration): ParquetMetadata = naming(path.toString) {
     SparkInternals.readFooter(HadoopInputFile.fromPath(path, conf), ParquetMetadataConverter.NO_FILTER)
+  }
 
   /** Full footers (row groups included) of Parquet files, read once per report. */
   def read(files: Seq[String], conf: Configuration): Seq[ParquetMetadata] =
@@ -53,5 +59,19 @@ object ParquetFooters {
 
   /** The same, from `input`, the split's file already opened as an input (a reader reuses it). */
   def readSplit(input: HadoopInputFile, file: PartitionedFile, conf: Configuration): ParquetMetadata =
-    SparkInternals.readFooter(input, SparkInternals.splitFooterFilter(conf, file))
+    naming(file.filePath.toString) {
+      SparkInternals.readFooter(input, SparkInternals.splitFooterFilter(conf, file))
+    }
+
+  /**
+   * Parquet's errors for a truncated or corrupt footer ("footer is too large", "can not read
+   * class FileMetaData") do not say which file; this one does. A missing file keeps its own
+   * exception, which names it and which Spark's `ignoreMissingFiles` handling looks for.
+   */
+  private def naming(file: String)(read: => ParquetMetadata): ParquetMetadata =
+    try read catch {
+      case e @ (_: DataError | _: FileNotFoundException) => throw e
+      case NonFatal(e) => throw new DataError(s"Cannot read the Parquet footer of file $file, " +
+        s"which is truncated, corrupt or not a Parquet file: ${e.getMessage}", e)
+    }
 }

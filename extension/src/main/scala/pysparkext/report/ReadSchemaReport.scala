@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import pysparkext.ExtConf
 import pysparkext.exec.RowGroupMetricsExec
@@ -70,7 +70,7 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         "full_schema" -> fullSchema.catalogString,
         "read_schema" -> read.catalogString,
         "full_leaves" -> Need.leafCount(fullSchema),
-        "read_leaves" -> Need.leafCount(read),
+        "read_leaves" -> readLeaves(read),
         "bytes_read" -> bytes.map(_._1),
         "bytes_full" -> bytes.map(_._2),
         "pushed_filters" -> dataFilters.map(_.sql),
@@ -92,11 +92,25 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
           org.apache.spark.sql.types.StructField(c.name, c.dataType, c.nullable))).catalogString,
         "read_schema" -> read.catalogString,
         "full_leaves" -> b.table.columns().map(c => Need.leafCount(c.dataType)).sum,
-        "read_leaves" -> Need.leafCount(read),
+        "read_leaves" -> readLeaves(read),
         "bytes_read" -> None,
         "bytes_full" -> None,
         "pushed_filters" -> Nil,
         "files" -> None)
+  }
+
+  /**
+   * Leaves of a read schema, counted as the full schema counts them. Spark's variant push-down
+   * reads a VARIANT column (one leaf of the table) as a struct of the paths it extracts, one field
+   * per path: that struct is the one VARIANT leaf, not a leaf per path, or a read of three paths
+   * of `v` would count more leaves than the table has.
+   */
+  private def readLeaves(t: DataType): Int = t match {
+    case s: StructType if SparkInternals.isVariantStruct(s) => 1
+    case s: StructType => s.fields.map(f => readLeaves(f.dataType)).sum
+    case ArrayType(e, _) => readLeaves(e)
+    case MapType(k, v, _) => readLeaves(k) + readLeaves(v)
+    case _ => 1
   }
 
   private def locationKey(fs: HadoopFsRelation): String =

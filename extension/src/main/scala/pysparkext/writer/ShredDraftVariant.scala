@@ -135,7 +135,14 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
 object ShredDraftVariant {
   /** Builder for the SQL function: the schema must be a constant string. */
   def build(args: Seq[Expression]): Expression = args match {
-    case Seq(v, schema) if constantString(schema) => ShredDraftVariant(v, schemaDdl(schema))
+    case Seq(v, schema) if constantString(schema) =>
+      val ddl = schemaDdl(schema)
+      // Checked here, when the function is called, as the spec layout's schema is.
+      try ShreddingSchema.parse(ddl) catch {
+        case e: IllegalArgumentException => throw new IllegalArgumentException(
+          s"Cannot shred column ${v.sql} in the draft layout: ${e.getMessage}", e)
+      }
+      ShredDraftVariant(v, ddl)
     case _ => throw new IllegalArgumentException(
       "shred_variant(variant, 'shredding schema') takes a VARIANT and a constant string")
   }

@@ -26,8 +26,14 @@ object ShreddingSchema {
     parsed
   }
 
+  /** Checks both layouts share: each struct names its fields once, and at least one. */
   private def check(t: DataType, at: String): Unit = t match {
-    case s: StructType => s.fields.foreach(f => check(f.dataType, s"$at.${f.name}"))
+    case s: StructType =>
+      if (s.isEmpty) throw new IllegalArgumentException(
+        s"the struct at $at names no field (use variant to keep a value whole)")
+      s.fieldNames.groupBy(identity).collectFirst { case (n, ns) if ns.length > 1 => n }.foreach(n =>
+        throw new IllegalArgumentException(s"field '$n' appears twice in the struct at $at"))
+      s.fields.foreach(f => check(f.dataType, s"$at.${f.name}"))
     case ArrayType(e, _) => check(e, s"$at[*]")
     case VariantType => ()
     case p if TypedValue.isSupported(p) => ()

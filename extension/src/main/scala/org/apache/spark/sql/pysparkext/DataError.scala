@@ -8,6 +8,6 @@ import org.apache.spark.SparkRuntimeException
  * `pysparkext`. Being a SparkThrowable, it reaches PySpark and the SQL shell as a Spark error
  * with just its message, not as a raw JVM stack trace.
  */
-class DataError(message: String)
-  extends SparkRuntimeException("_LEGACY_ERROR_TEMP_2273", Map("message" -> message), null,
+class DataError(message: String, cause: Throwable = null)
+  extends SparkRuntimeException("_LEGACY_ERROR_TEMP_2273", Map("message" -> message), cause,
     Array.empty, "")

@@ -1,0 +1,49 @@
+"""The settings table of docs/configuration.md, generated from the jar's own declarations
+(``ExtConf.listing`` in ``ExtConf.scala``), so the docs cannot drift from what Spark checks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Declared:
+    key: str
+    type: str
+    default: str
+    doc: str
+    alternatives: tuple[str, ...]
+    public: bool
+
+
+def declared(spark: Any) -> list[Declared]:
+    """Every setting the jar in ``spark``'s JVM declares, in declaration order."""
+    rows = []
+    for line in spark._jvm.pysparkext.ExtConf.listing().split("\n"):
+        key, type_, default, doc, alternatives, visibility = line.split("\t")
+        rows.append(Declared(key, type_, default, doc, tuple(a for a in alternatives.split(",") if a),
+                             visibility == "public"))
+    return rows
+
+
+def markdown_table(settings: list[Declared]) -> str:
+    """One row per public setting; testing-only settings are left out, as ``SET -v`` leaves them."""
+    rows = ["| setting | type | default | meaning |", "|---|---|---|---|"]
+    for s in settings:
+        if not s.public:
+            continue
+        rows.append(f"| `{s.key}` | {s.type} | {f'`{s.default}`' if s.default else '(empty)'} | {s.doc} |")
+    return "\n".join(rows)
+
+
+def generate() -> str:
+    """The table, read from a local session started with the extension."""
+    from pyspark.sql import SparkSession
+
+    from .loaded import running_session
+    from .session import configure
+    spark = running_session()
+    if spark is None:
+        spark = configure(SparkSession.builder.master("local[1]").appName("pyspark-ext conf")
+                          .config("spark.ui.enabled", "false")).getOrCreate()
+    return markdown_table(declared(spark))
