@@ -1,5 +1,5 @@
 """explain_read_schema: per scan, the table, schemas, leaf counts and footer byte estimates."""
-from pyspark_ext import explain_read_schema
+from pyspark_ext import explain_read_schema, jar
 
 from tests.differential import run
 
@@ -41,7 +41,9 @@ def test_a_read_never_counts_more_leaves_than_the_table_has(spark, tmp_path):
     path = str(tmp_path / "plain")
     spark.sql("SELECT id, parse_json(concat('{\"a\":', id, ',\"b\":\"x\",\"c\":{\"d\":1}}')) AS v "
               "FROM range(20)").write.parquet(path)
-    query = "SELECT v:a::bigint, v:b::string, v:c.d::int FROM plain_variants"
+    # variant_get, not v:a::bigint: Spark 4.0 has no path syntax
+    query = ("SELECT variant_get(v, '$.a', 'bigint'), variant_get(v, '$.b', 'string'), "
+             "variant_get(v, '$.c.d', 'int') FROM plain_variants")
     scans = {}
     for enabled in ("false", "true"):
         with confs(spark, {ENABLED: enabled}):
@@ -50,5 +52,6 @@ def test_a_read_never_counts_more_leaves_than_the_table_has(spark, tmp_path):
             [scans[enabled]] = explain_read_schema(spark.sql(query))
         assert scans[enabled]["read_leaves"] <= scans[enabled]["full_leaves"], scans[enabled]
     stock = scans["false"]
-    assert stock["read_schema"].startswith("struct<v:struct<0:")  # Spark's push-down struct
+    if jar.spark_line() != "4.0":  # 4.0 reads the VARIANT whole, as one leaf too
+        assert stock["read_schema"].startswith("struct<v:struct<0:")  # Spark's push-down struct
     assert (stock["read_leaves"], stock["full_leaves"]) == (1, 2)
