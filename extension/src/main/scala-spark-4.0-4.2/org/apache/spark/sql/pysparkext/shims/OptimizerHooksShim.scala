@@ -6,9 +6,6 @@ import org.apache.spark.sql.catalyst.rules.Rule
 
 /** Optimizer hooks that differ between Spark lines. */
 object OptimizerHooksShim {
-  /** Where a rule that must run before Spark's operator optimisation goes on this line. */
-  val beforeOperatorOptimization: String = "post-hoc resolution, at the end of analysis"
-
   /**
    * Spark before 4.3 has no batch before operator optimisation that an extension can join:
    * `injectOptimizerRule` appends to the operator optimisation batch itself, after the Spark rule

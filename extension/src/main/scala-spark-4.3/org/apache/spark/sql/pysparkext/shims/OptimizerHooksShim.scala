@@ -6,9 +6,6 @@ import org.apache.spark.sql.catalyst.rules.Rule
 
 /** Optimizer hooks that differ between Spark lines. */
 object OptimizerHooksShim {
-  /** Where a rule that must run before Spark's operator optimisation goes on this line. */
-  val beforeOperatorOptimization: String = "the pre-operator-optimization batch"
-
   /** Injects `rule` into the batch right before Spark's operator optimisation (Spark 4.3+). */
   def injectBeforeOperatorOptimization(
       extensions: SparkSessionExtensions, rule: Rule[LogicalPlan],
