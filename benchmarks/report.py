@@ -78,8 +78,8 @@ def variant_markdown(variant: list[VariantResult], writers: dict) -> str:
     lines = ["", "## Variant event log", "",
              "Median seconds per storage form. `json`: JSON strings parsed by the query; `variant`: "
              "unshredded VARIANT; `spec_*`: Parquet spec layout written by Spark 4.3's shredding "
-             "writer (schema inferred per file), extension off/on; `draft_ext`: the seed's draft "
-             "layout written by `pyspark_ext.shred`, extension on; `flat`: the same values as "
+             "writer (schema inferred per file), extension off/on; `draft_ext`: the Spark shredding "
+             "proposal's draft layout written by `pyspark_ext.shred`, extension on; `flat`: the same values as "
              "relational columns, every event field a column (the physical limit); `flat_narrow`: "
              "only the columns the queries read (row groups of ~3x the rows: a stricter bar).", "",
              "`spec_forced_*`: the same writer with the draft layout's shredding schema forced.", "",

@@ -2,7 +2,7 @@
 
 - ``json``: the events as JSON strings;
 - ``variant``: unshredded VARIANT (``parse_json``);
-- ``draft``: shredded in the seed's draft layout by ``pyspark_ext.shred``;
+- ``draft``: shredded in the Spark shredding proposal's draft layout by ``pyspark_ext.shred``;
 - ``spec``: shredded in the Parquet spec layout by Spark 4.3's own writer, schema inferred per file;
 - ``flat``: a relational table holding the same values, every event field a column (the physical
   limit). ``flat_narrow`` (written on request) keeps only the columns the queries read: a stricter

@@ -35,7 +35,7 @@ LAYOUTS = ("draft", "spec")
 def shred(df: DataFrame, column: str, schema: str, layout: str = "draft") -> DataFrame:
     """Shred VARIANT ``column`` of ``df`` by ``schema``, in ``layout``:
 
-    - ``"draft"``: the column becomes its draft-layout struct (the seed's layout); write the
+    - ``"draft"``: the column becomes its draft-layout struct (the shredding proposal's draft); write the
       result as Parquet, and with the extension on it reads back as the same VARIANT.
     - ``"spec"``: the column stays the same VARIANT, marked with the schema; a Parquet write of
       the result (``.write.parquet(path)``, ``.save``) writes the Parquet spec layout

@@ -1,6 +1,6 @@
-"""Hand-written draft-layout Parquet files, exactly as the seed's examples lay them out.
+"""Hand-written draft-layout Parquet files, exactly as the shredding proposal's examples lay them out.
 
-Written with pyarrow, not with our writer, so the reader is tested against the seed itself.
+Written with pyarrow, not with our writer, so the reader is tested against the proposal itself.
 ``untyped_value`` bytes (metadata then value) come from Spark's own ``parse_json``.
 """
 from __future__ import annotations
@@ -32,13 +32,13 @@ def _level(typed: pa.DataType | None = None, obj: pa.DataType | None = None,
     return pa.struct(fields)
 
 
-# The seed's "Parquet Example": a int64, b.c string.
+# The proposal's "Parquet Example": a int64, b.c string.
 EXAMPLE_TYPE = _level(obj=pa.struct([
     pa.field("a", _level(typed=pa.int64())),
     pa.field("b", _level(obj=pa.struct([pa.field("c", _level(typed=pa.string()))]))),
 ]))
 
-# The rows of the seed's table, as (JSON, shredded value) with U(json) marking untyped bytes.
+# The rows of the proposal's table, as (JSON, shredded value) with U(json) marking untyped bytes.
 EXAMPLE_ROWS: list[tuple[str, Any]] = [
     ('{"a": 123, "b": {"c": "hello"}}',
      {"object": {"a": {"typed_value": 123}, "b": {"object": {"c": {"typed_value": "hello"}}}}}),
@@ -59,7 +59,7 @@ EXAMPLE_ROWS: list[tuple[str, Any]] = [
     ("null-row", None),
 ]
 
-# The seed's "Nested Parquet Example": an array of objects with a: array<int64> and b: int64.
+# The proposal's "Nested Parquet Example": an array of objects with a: array<int64> and b: int64.
 NESTED_TYPE = _level(arr=_level(obj=pa.struct([
     pa.field("a", _level(arr=_level(typed=pa.int64()))),
     pa.field("b", _level(typed=pa.int64())),

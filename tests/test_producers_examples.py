@@ -1,4 +1,4 @@
-"""The seed's worked examples (Parquet.Producers), bad input, key and value types, and the layout
+"""Parquet.Producers' worked examples, bad input, key and value types, and the layout
 (sorted files, carried-over files, selective row groups), on small data."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def pipeline(spark, tmp_path, name="p", **kw):
     return Pipeline(spark, str(tmp_path / name), **kw)
 
 
-# -- the seed's examples ------------------------------------------------------------------------
+# -- Parquet.Producers' examples --------------------------------------------------------
 
 PEOPLE = [Row(id=i, name=f"p{i}", email=f"e{i % 7}@x" if i % 3 else f"u{i}@x", age=20 + i % 45,
               salary=1000.0 + 37 * i) for i in range(60)]

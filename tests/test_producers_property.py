@@ -82,7 +82,7 @@ FEEDERS = {"a": ("s",), "b": ("s",), "m": ("a", "b"), "j": ("a", "b")}
 
 
 def rederived(before, after, mentioned: set[int]) -> dict[str, set[int]]:
-    """The keys each stage's update must report (the seed's rule): every target key that one of
+    """The keys each stage's update must report (Parquet.Producers' rule): every target key that one of
     the stage's changed source keys produced before or produces now, whether or not its values
     changed. A stage's changed source keys are the keys the update mentions (the source) or the
     keys its feeders reported."""

@@ -3,7 +3,7 @@
 The draft layout is written by our writer, the spec layout by Spark 4.3's own shredding writer
 (``spark.sql.variant.writeShredding.enabled`` with a forced schema). Files are sorted by ``id``
 with 100-row row groups. Each filter must return the rows of the
-unshredded ground truth, and read only the row groups the seed's rule allows: a group is skipped
+unshredded ground truth, and read only the row groups the shredding proposal's rule allows: a group is skipped
 only when its typed statistics rule the filter out and every untyped column that can hold the
 path is all null there. Row groups are checked twice: on statistics (``row_groups_read``) and at
 run time (``rows_output``: Parquet returns whole row groups).

@@ -1,6 +1,6 @@
 """Which variant paths of one column to shred, and as which type: the workload's frequency times
 the bytes a path's values take in a sample, within ``max_leaves`` and ``max_depth``. Each path's
-``typed_value`` type comes from the sample's types, by the seed's rules (integers and decimals are
+``typed_value`` type comes from the sample's types, by the draft layout's rules (integers and decimals are
 one number type, the widest exact type wins); the report estimates the share of rows that would
 still fall back to the residual."""
 from __future__ import annotations

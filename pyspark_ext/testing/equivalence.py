@@ -3,11 +3,11 @@
 Parquet's VariantEncoding.md groups the variant primitive types into equivalence classes: all
 integers (int8 to int64) and decimals (decimal4 to decimal16, any scale) are one class, *exact
 numeric*, and an expression "should behave the same" on an int8 1 and a decimal16 1.00; double,
-float, string, date and the rest are classes of their own. The seed (001, "Shredding numbers")
+float, string, date and the rest are classes of their own. The shredding proposal ("Shredding numbers")
 applies it to shredding: a writer may store any number in the ``typed_value`` of any other number
 that holds it exactly (the integer 123 as ``decimal(9,2)``), so a reader gives back the same number
 with another physical type; doubles and floats are never stored so. Only ``schema_of_variant``
-tells the physical types apart, and the seed allows it to report a different numeric type before
+tells the physical types apart, and the proposal allows it to report a different numeric type before
 and after shredding.
 
 - ``variant_text``: a VARIANT as text in which equivalent values print alike (an exact number by

@@ -16,7 +16,7 @@ import pysparkext.variant.codec.{TypedValue, UntypedValue}
 
 /**
  * `shred_variant(v, 'schema')`: a VARIANT value in the draft layout for a shredding schema (see
- * [[ShreddingSchema]]). A value goes to `typed_value` only when the seed allows it losslessly;
+ * [[ShreddingSchema]]). A value goes to `typed_value` only when the proposal allows it losslessly;
  * otherwise to `untyped_value`. Object fields outside the schema go to the level's residual
  * `untyped_value`. Reading the result back as VARIANT gives the same values.
  */

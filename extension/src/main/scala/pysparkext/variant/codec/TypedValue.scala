@@ -7,7 +7,7 @@ import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * Conversions between a `typed_value` column and variant values, under the seed's shredding
+ * Conversions between a `typed_value` column and variant values, under the proposal's shredding
  * rules (`docs/draft-layout.md`, "Which values may be typed"): integers and decimals are one number type and may be stored in any number column that
  * holds them exactly; float and double stay distinct; nothing else converts (no string to number).
  */
@@ -59,7 +59,7 @@ object TypedValue {
   /**
    * The typed value a variant can be shredded into, or None when it must stay untyped. Only
    * lossless moves are made, so reading the column back gives the same variant (up to the width
-   * of a number, which the seed allows).
+   * of a number, which the proposal allows).
    */
   def fromVariant(t: DataType, v: Variant): Option[Any] = {
     val vt = v.getType

@@ -10,7 +10,7 @@ import pysparkext.codegen.MethodCallCodegen
 import pysparkext.variant.layout.{ShreddedLevel, SpecLayout}
 
 /**
- * The whole variant of a shredded struct (draft or spec layout), rebuilt by the seed's
+ * The whole variant of a shredded struct (draft or spec layout), rebuilt by the proposal's
  * ConstructVariant (the spec's reconstruction). This is how a shredded column is presented as
  * VARIANT; wherever only paths of it are read, [[RewriteShreddedVariantPaths]] replaces the uses
  * with [[ShreddedVariantGet]] so this never runs.

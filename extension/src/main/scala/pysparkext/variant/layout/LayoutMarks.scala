@@ -15,8 +15,8 @@ object LayoutMarks {
   /**
    * Marks each object field and array that every file of a group shreds. A valid writer puts
    * an object into its object part (the residual only holds fields the object does not shred:
-   * the seed's rule, and the spec's "shredded fields in typed_value are not present in value"),
-   * and the seed's writer an array into `array`, so for a marked step the shallower residual
+   * the proposal's rule, and the spec's "shredded fields in typed_value are not present in value"),
+   * and the proposal's writer an array into `array`, so for a marked step the shallower residual
    * cannot hold the path and need not be read. A field shredded in only some files stays
    * unmarked: the other files keep it in their residual. Spec-layout arrays are never marked:
    * the spec does not forbid an array in `value` beside a LIST `typed_value`.

@@ -38,7 +38,7 @@ final case class ShreddedLevel(
   private def shreddedName(draft: String): String = if (spec) DraftLayout.Typed else draft
 
   /**
-   * Appends this level's value to `b`, by the seed's ConstructVariant (`docs/draft-layout.md`).
+   * Appends this level's value to `b`, by the proposal's ConstructVariant (`docs/draft-layout.md`).
    * Returns false when the value is missing (every field null), so an object can leave the key out. `dictionary` is the
    * spec layout's metadata (null for the draft layout, whose residuals carry their own).
    */

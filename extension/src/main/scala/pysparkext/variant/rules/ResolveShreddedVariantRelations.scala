@@ -17,7 +17,7 @@ import pysparkext.variant.expressions.ReconstructShreddedVariant
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, PerFileTypes, SpecLayout}
 
 /**
- * Presents shredded variant columns of Parquet relations, in the seed's draft layout or the
+ * Presents shredded variant columns of Parquet relations, in the proposal's draft layout or the
  * Parquet spec layout, as VARIANT over their physical structs.
  *
  * A column qualifies when the table declares it VARIANT and its files hold the draft layout, or,
@@ -29,7 +29,7 @@ import pysparkext.variant.layout.{DraftLayout, LayoutMarks, PerFileTypes, SpecLa
  * rest of the query is unchanged; [[RewriteShreddedVariantPaths]] later turns path reads into
  * column reads.
  *
- * Safe because reconstruction is the seed's algorithm over the file's own data, and a file whose
+ * Safe because reconstruction is the proposal's algorithm over the file's own data, and a file whose
  * layout is wrong fails with an error naming it rather than being read as something else.
  * Spec-layout files (Spark's encoding, `metadata`/`value`/`typed_value`) are taken over only when
  * some file of the relation shreds the column; the scan then reads variant groups as structs

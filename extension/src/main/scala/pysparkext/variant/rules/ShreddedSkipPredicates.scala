@@ -17,7 +17,7 @@ import pysparkext.variant.expressions.ShreddedVariantGet
  * residual of every object that some file does not shred the next key in). That predicate is
  * implied by the original one: a row matches only if its value is in `typed_value` and satisfies
  * the comparison there, or is somewhere untyped. So a row group is skipped only when its typed
- * statistics exclude the literal and every such untyped column is all null there, the seed's
+ * statistics exclude the literal and every such untyped column is all null there, the proposal's
  * rule. When `typed_value` has no nulls in a row group, valid data has every untyped column null
  * there, so the same predicate covers that case too.
  *
