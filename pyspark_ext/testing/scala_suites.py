@@ -2,7 +2,7 @@
 
 ``python -m pyspark_ext.testing.scala_suites [ScalaTest Runner arguments]`` builds the extension
 jar (cached, see ``pyspark_ext.jar``), fetches ScalaTest once with Maven from
-``deps/scalatest/pom.xml`` into the cache, compiles the suites against pyspark's jars (cached by
+``deps/scalatest/pom.xml`` into the cache (``pyspark_ext.testing.maven``), compiles the suites against pyspark's jars (cached by
 a hash of the suites and the jar) and runs them. Arguments go to ScalaTest's Runner, e.g.
 ``-s pysparkext.pruning.WholePlanSchemaPruningSuite`` for one suite, ``-z "pads"`` for the tests
 whose name holds a word. The exit code is non-zero when a suite fails.
@@ -18,10 +18,10 @@ import tempfile
 from pathlib import Path
 
 from pyspark_ext import jar
+from pyspark_ext.testing import maven
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TEST_SOURCES = REPO / "extension" / "src" / "test" / "scala"
-SCALATEST_POM = REPO / "deps" / "scalatest" / "pom.xml"
 LOG_CONFIG = REPO / "extension" / "src" / "test" / "resources" / "log4j2.properties"
 
 # What Spark's launcher passes to a JVM on Java 17 (org.apache.spark.launcher.JavaModuleOptions):
@@ -38,36 +38,13 @@ JAVA_MODULE_OPTIONS = [
 ]
 
 
-def _scalatest_dir() -> Path:
-    return jar.cache_dir() / "maven" / "scalatest"
-
-
-def _scalatest_stamp() -> Path:
-    """Marks a complete copy of the jars the pom lists (a changed pom fetches again)."""
-    return _scalatest_dir() / (hashlib.sha256(SCALATEST_POM.read_bytes()).hexdigest()[:16] + ".done")
-
-
 def scalatest_ready() -> bool:
-    return _scalatest_stamp().exists()
+    return maven.ready("scalatest")
 
 
 def scalatest_jars() -> Path:
     """The folder of ScalaTest's jars, copied there by Maven on first use."""
-    target, stamp = _scalatest_dir(), _scalatest_stamp()
-    if stamp.exists():
-        return target
-    if shutil.which("mvn") is None:
-        raise RuntimeError("the Scala suites need Maven (mvn on PATH) once, to fetch ScalaTest "
-                           f"as {SCALATEST_POM} lists it")
-    shutil.rmtree(target, ignore_errors=True)
-    result = subprocess.run(
-        ["mvn", "-q", "-f", str(SCALATEST_POM), "dependency:copy-dependencies",
-         f"-DoutputDirectory={target}"], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"fetching ScalaTest with Maven ({SCALATEST_POM}) failed:\n"
-                           + result.stdout + result.stderr)
-    stamp.touch()
-    return target
+    return maven.fetch("scalatest")
 
 
 def suite_sources() -> list[Path]:

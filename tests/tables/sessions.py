@@ -1,0 +1,77 @@
+"""Spark sessions with a table format or accelerator beside the extension, one per pytest process.
+
+Delta Lake, Iceberg and DataFusion Comet each need their jars and their own session extension when
+the JVM starts, and each is published for some Spark lines only. So each product's tests live in
+``tests/tables/<product>/`` and run in a pytest process of their own, in the venv of a line the
+product is built for (``.ci/run-lines`` does that); anywhere else they skip, saying where they run.
+Jars come from ``deps/<product>/pom.xml`` through Maven (``pyspark_ext.testing.maven``).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+
+import pytest
+from pyspark import SparkContext
+from pyspark.sql import SparkSession
+
+import pyspark_ext
+from pyspark_ext import jar
+from pyspark_ext.testing import maven
+
+
+@dataclass(frozen=True)
+class Product:
+    name: str
+    #: the Spark line the pinned release in deps/<name>/pom.xml is built for
+    line: str
+    #: what the product needs on the session, before the extension is added
+    confs: dict[str, str] = field(default_factory=dict)
+
+
+PRODUCTS = {
+    "delta": Product("delta", "4.2", {
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    }),
+    "iceberg": Product("iceberg", "4.1", {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+    }),
+    "comet": Product("comet", "4.1", {
+        "spark.plugins": "org.apache.spark.CometPlugin",
+        "spark.shuffle.manager": "org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager",
+        "spark.comet.enabled": "true",
+        "spark.comet.exec.enabled": "true",
+        "spark.memory.offHeap.enabled": "true",
+        "spark.memory.offHeap.size": "1g",
+    }),
+}
+
+
+def skip_unless_line(product: Product) -> None:
+    """Skip the caller's module unless the running Spark line is the one the product is built for."""
+    if jar.spark_line() != product.line:
+        pytest.skip(f"{product.name} is tested on Spark {product.line} (deps/{product.name}/pom.xml), "
+                    f"this is Spark {jar.spark_line()}: .ci/run-lines runs it in that line's venv",
+                    allow_module_level=True)
+
+
+def table_session(product: Product, warehouse: str, **extra: str) -> SparkSession:
+    """The strict test session (extension in strict mode) with ``product``'s jars and confs."""
+    if SparkContext._active_spark_context is not None:
+        pytest.skip(f"tests/tables/{product.name} needs a JVM of its own: run it as its own pytest "
+                    "process (.ci/run-lines does)")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (SparkSession.builder.master("local[2]").appName(f"pyspark-ext-{product.name}")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.sql.planChangeValidation", "true")
+               .config("spark.sql.warehouse.dir", warehouse)
+               .config("spark.driver.memory", "2g")
+               .config("spark.jars", maven.spark_jars(product.name)))
+    for key, value in {**product.confs, **extra}.items():
+        builder = builder.config(key, value)
+    spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
