@@ -38,6 +38,7 @@ from .datasets import _key
 from .metrics import InputBytes, scan_totals
 from .variant_data import ROW_GROUP_BYTES
 from .variant_queries import queries
+from .suites import SuiteOptions
 
 #: The query mix: the variant suite's queries with how often each runs (an analyst's dashboard
 #: sums user ids and breaks sales down by country most often). Together they touch 6 of the
@@ -256,3 +257,7 @@ def plot(doc: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def run_suite(spark: SparkSession, o: SuiteOptions) -> None:
+    run_advisor(spark, o.scale or 2_000_000, o.out, o.repeat or 3)

@@ -29,6 +29,7 @@ from pyspark_ext.variant_queries import VariantQuery, queries
 
 from .alternating import Run, alternate
 from .datasets import _key
+from .suites import SuiteOptions
 
 FORMS = ("shredded", "unshredded", "flat")
 ENGINES = ("duckdb", "spark_stock", "spark_ext")
@@ -265,3 +266,7 @@ def _plot(out: Path, results: list[PeerResult]) -> None:
     fig.tight_layout()
     fig.savefig(out / "peers.png", dpi=120)
     plt.close(fig)
+
+
+def run_suite(spark: SparkSession, o: SuiteOptions) -> None:
+    run_peers(spark, o.scale or 2_000_000, o.out, o.repeat or 5, o.skip)

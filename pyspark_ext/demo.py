@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 
 from . import adtech_data, variant_events
 from .explain import explain_read_schema
-from .jar import spark_line
+from .jar import carries_variant
 from .result_rows import canonical_rows, same_rows
 from .session import configure
 from .shredding import shred
@@ -80,7 +80,7 @@ def run_demo(rows: int = 30_000, directory: str | None = None, variant_rows: int
     try:
         nested = nested_part(spark, root, rows)
         middle = time.perf_counter()
-        if spark_line(spark.version) == "4.0":
+        if not carries_variant(spark.version):
             print(f"\n(nested part {middle - start:.0f} s, session start included; the variant part "
                   f"is skipped: Spark {spark.version} carries the nested-pruning half only, see "
                   f"docs/spark-versions.md; data written once to {root})")

@@ -27,7 +27,7 @@ VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
     "test_spec_writer.py", "test_conflicting_files.py",
 })
-SPARK_LINES_SUBSET = PRUNING_SUBSET if jar.spark_line() == "4.0" else PRUNING_SUBSET | VARIANT_SUBSET
+SPARK_LINES_SUBSET = PRUNING_SUBSET | VARIANT_SUBSET if jar.carries_variant() else PRUNING_SUBSET
 
 
 def pytest_collection_modifyitems(config, items):
