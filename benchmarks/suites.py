@@ -35,6 +35,7 @@ SUITES: dict[str, tuple[str, str]] = {
 #: command -> (module under benchmarks/ with main(argv), what it does)
 COMMANDS: dict[str, tuple[str, str]] = {
     "lines": ("lines", "the quick suite on every supported Spark line, a table per release"),
+    "tables": ("tables", "a Parquet path against a Delta table, an Iceberg table, and with Comet"),
 }
 
 
