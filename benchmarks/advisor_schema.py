@@ -1,6 +1,6 @@
 """``--suite advisor``: the workload advisor's shredding schema against the other choices.
 
-The benchmark's variant events (``pyspark_ext.variant_events``: 14 scalar paths, ``price`` a
+The benchmark's variant events (``pyspark_ext.data.variant_events``: 14 scalar paths, ``price`` a
 string in 1% of rows and ``user.id`` in 0.5%) are written three times in the Parquet spec layout,
 all by Spark 4.3's own writer, so that the forms differ in their shredding schema only:
 
@@ -31,7 +31,7 @@ from pyspark_ext.advisor import Query, analyze_workload
 from pyspark_ext.result_rows import canonical_rows
 from pyspark_ext.shredding import infer_shredding_schema
 from pyspark_ext.spark_shredding import spark_shredding
-from pyspark_ext.variant_events import json_sql
+from pyspark_ext.data.variant_events import json_sql
 
 from .alternating import alternate
 from .datasets import _key

@@ -4,7 +4,7 @@ table of the same data, and beside DataFusion Comet.
 Each product runs in a process of its own, in the venv of the Spark line it is built for
 (``pyspark_ext.testing.table_formats``; venvs as ``.ci/run-lines`` makes them), with its jars and
 settings and the extension loaded. In that process the quick suite's nested queries
-(``benchmarks.nested_queries``) and the variant suite's queries (``pyspark_ext.variant_queries``)
+(``benchmarks.nested_queries``) and the variant suite's queries (``pyspark_ext.data.variant_queries``)
 run over the Parquet path first and then over the product's table of the same rows, stock against
 the extension, alternating after a warm-up (``benchmarks.runner``): so the Parquet path is the
 baseline of each product in the same process. For Comet both run with Comet on; its rows are the
@@ -29,7 +29,7 @@ from pyspark.sql import SparkSession
 import pyspark_ext
 from pyspark_ext.jar import carries_variant
 from pyspark_ext.testing.table_formats import PRODUCTS, with_product
-from pyspark_ext.variant_queries import queries as variant_queries
+from pyspark_ext.data.variant_queries import queries as variant_queries
 
 from . import datasets, variant_data
 from .lines import python_for
