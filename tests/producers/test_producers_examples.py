@@ -13,6 +13,8 @@ from pyspark.sql import Row
 import pyspark_ext
 from pyspark_ext.producers import Add, Delete, Pipeline, ProducerError, Update, next_id
 
+pytestmark = pytest.mark.slow
+
 
 def rows(df):
     return [tuple(r) for r in df.collect()]

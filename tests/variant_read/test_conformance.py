@@ -21,6 +21,8 @@ from tests.support.conformance.run import (
     ERROR_RAISED, INVALID_ERROR, INVALID_SHREDDED, PASS, run_case,
 )
 
+pytestmark = pytest.mark.slow
+
 if not available():
     pytest.skip(SKIP_REASON, allow_module_level=True)
 

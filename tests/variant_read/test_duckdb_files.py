@@ -20,6 +20,8 @@ from tests.support.differential import ENABLED, confs
 from tests.support.duckdb_files import GROUP, ROWS, write_tables
 from tests.support.rows import query_rows_rounded as rows
 
+pytestmark = pytest.mark.slow
+
 duckdb = pytest.importorskip("duckdb")
 
 TABLES = ["auto", "explicit", "mixed"]
