@@ -59,3 +59,13 @@ def with_product(builder: SparkSession.Builder, product: Product, **extra: str) 
     for key, value in {**product.confs, **extra}.items():
         builder = builder.config(key, value)
     return builder
+
+
+def for_this_line() -> list[str]:
+    """The products built for the installed Spark line."""
+    from pyspark_ext import jar
+    return [name for name, product in PRODUCTS.items() if product.line == jar.spark_line()]
+
+
+if __name__ == "__main__":  # .ci/run-lines: which tests/tables folders to run in this venv
+    print(" ".join(for_this_line()))
