@@ -141,7 +141,8 @@ def _summary(results: list[dict], suite: str) -> tuple[float, float, float] | No
 
 def report() -> Path:
     lines = ["| product (Spark) | queries over | median time ratio | total time ratio | "
-             "input-bytes ratio | row groups read, stock → ext |", "|---|---|---|---|---|---|"]
+             "input MiB, stock → ext | input-bytes ratio | row groups read, stock → ext |",
+             "|---|---|---|---|---|---|---|"]
     for folder in sorted(p for p in OUT.iterdir() if (p / "results.json").exists()) if OUT.exists() else []:
         data = json.loads((folder / "results.json").read_text())
         for part in ("nested", "variant"):
@@ -153,8 +154,9 @@ def report() -> Path:
                           if r["row_groups_read"]["stock"] is not None]
                 rg = (f"{sum(a for a, _ in groups)} → {sum(b for _, b in groups)}" if groups else "n/a")
                 label = f"{part}: {suite.removeprefix('variant-')}"
+                mib = [sum(r["input_bytes"][m] for r in chosen) / 2**20 for m in ("stock", "extension")]
                 lines.append(f"| {data['product']} ({data['spark']}) | {label} | {summary[0]:.2f} | "
-                             f"{summary[1]:.2f} | {summary[2]:.3f} | {rg} |")
+                             f"{summary[1]:.2f} | {mib[0]:.1f} → {mib[1]:.1f} | {summary[2]:.3f} | {rg} |")
     OUT.mkdir(parents=True, exist_ok=True)
     text = "\n".join(lines) + "\n"
     (OUT / "results.md").write_text(text)
