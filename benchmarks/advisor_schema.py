@@ -1,6 +1,6 @@
 """``--suite advisor``: the workload advisor's shredding schema against the other choices.
 
-The benchmark's variant events (``pyspark_ext.variant_events``: 14 scalar paths, ``price`` a
+The benchmark's variant events (``pyspark_ext.data.variant_events``: 14 scalar paths, ``price`` a
 string in 1% of rows and ``user.id`` in 0.5%) are written three times in the Parquet spec layout,
 all by Spark 4.3's own writer, so that the forms differ in their shredding schema only:
 
@@ -31,13 +31,14 @@ from pyspark_ext.advisor import Query, analyze_workload
 from pyspark_ext.result_rows import canonical_rows
 from pyspark_ext.shredding import infer_shredding_schema
 from pyspark_ext.spark_shredding import spark_shredding
-from pyspark_ext.variant_events import json_sql
+from pyspark_ext.data.variant_events import json_sql
 
 from .alternating import alternate
 from .datasets import _key
 from .metrics import InputBytes, scan_totals
 from .variant_data import ROW_GROUP_BYTES
 from .variant_queries import queries
+from .suites import SuiteOptions
 
 #: The query mix: the variant suite's queries with how often each runs (an analyst's dashboard
 #: sums user ids and breaks sales down by country most often). Together they touch 6 of the
@@ -256,3 +257,7 @@ def plot(doc: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def run_suite(spark: SparkSession, o: SuiteOptions) -> None:
+    run_advisor(spark, o.scale or 2_000_000, o.out, o.repeat or 3)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from pyspark_ext.advisor import analyze_workload
-from tests.battery.adtech_deep import DEEP_SCHEMA
+from pyspark_ext.data.adtech_deep import DEEP_SCHEMA
 
 VARIANT_TABLE = "id bigint, ts timestamp, v variant"
 VARIANT_QUERIES = [
@@ -26,7 +26,7 @@ VARIANT_QUERIES = [
 
 
 def synthetic_log(path: Path, queries: int, seed: int = 7) -> None:
-    from tests.battery.queries import QUERIES
+    from pyspark_ext.data.deep_queries import QUERIES
     rng = random.Random(seed)
     templates = [sql for sql, _ in QUERIES.values()] + VARIANT_QUERIES
     with path.open("w") as f:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from pyspark_ext import adtech_data
+from pyspark_ext.data import adtech
 
 CACHE_ENV = "PYSPARK_EXT_BENCH_DATA"
 
@@ -23,9 +23,9 @@ def _key(name: str, **params) -> Path:
 
 
 def nested_events(spark: SparkSession, rows: int, payload_width: int = 1000, seed: int = 7) -> str:
-    """The nested ad-tech event log (``pyspark_ext.adtech_data``) with a wide payload struct."""
+    """The nested ad-tech event log (``pyspark_ext.data.adtech``) with a wide payload struct."""
     path = _key("nested_events", rows=rows, payload_width=payload_width, seed=seed, version=3)
     if not (path / "_SUCCESS").exists():
         partitions = max(2, min(64, rows // 250_000 + 2))
-        adtech_data.write_events(spark, str(path), rows, payload_width, seed, partitions)
+        adtech.write_events(spark, str(path), rows, payload_width, seed, partitions)
     return str(path)

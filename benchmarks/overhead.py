@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from pyspark_ext import adtech_data
+from pyspark_ext.data import adtech
 
 from .datasets import _key
 from .runner import MODES, _set
@@ -27,7 +27,7 @@ def _time_plan(spark: SparkSession, build, mode: str, repeat: int = 5) -> float:
 def run_overhead(spark: SparkSession) -> list[dict]:
     wide = _key("wide_schema", leaves=2000, version=2)
     if not (wide / "_SUCCESS").exists():
-        adtech_data.events(spark, rows=100, payload_width=2000, partitions=1).write.parquet(str(wide))
+        adtech.events(spark, rows=100, payload_width=2000, partitions=1).write.parquet(str(wide))
     events = spark.read.parquet(str(wide))
 
     def wide_schema():

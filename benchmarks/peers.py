@@ -1,6 +1,6 @@
 """``--suite peers``: DuckDB, stock Spark 4.3 and Spark with the extension, on the same files.
 
-The benchmark's variant events (``pyspark_ext.variant_events``) are written once by DuckDB in three forms:
+The benchmark's variant events (``pyspark_ext.data.variant_events``) are written once by DuckDB in three forms:
 
 - ``shredded``: VARIANT in the Parquet spec layout, shredded by DuckDB's own choice;
 - ``unshredded``: VARIANT with ``SHREDDING {v: 'VARIANT'}`` (``metadata`` and ``value`` only);
@@ -24,11 +24,12 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from pyspark_ext.result_rows import canonical_rows, same_rows
-from pyspark_ext.variant_events import json_sql
-from pyspark_ext.variant_queries import VariantQuery, queries
+from pyspark_ext.data.variant_events import json_sql
+from pyspark_ext.data.variant_queries import VariantQuery, queries
 
 from .alternating import Run, alternate
 from .datasets import _key
+from .suites import SuiteOptions
 
 FORMS = ("shredded", "unshredded", "flat")
 ENGINES = ("duckdb", "spark_stock", "spark_ext")
@@ -52,7 +53,7 @@ _FLAT = {
 
 
 def duckdb_queries(rows: int) -> dict[str, VariantQuery]:
-    """The variant suite's queries (``pyspark_ext.variant_queries``) in DuckDB's SQL: dot paths on the
+    """The variant suite's queries (``pyspark_ext.data.variant_queries``) in DuckDB's SQL: dot paths on the
     VARIANT, ``TRY_CAST`` where Spark uses ``try_variant_get``."""
     spark = queries(rows)
     lo, hi = _bounds(spark["selective_filter"].flat)
@@ -265,3 +266,7 @@ def _plot(out: Path, results: list[PeerResult]) -> None:
     fig.tight_layout()
     fig.savefig(out / "peers.png", dpi=120)
     plt.close(fig)
+
+
+def run_suite(spark: SparkSession, o: SuiteOptions) -> None:
+    run_peers(spark, o.scale or 2_000_000, o.out, o.repeat or 5, o.skip)

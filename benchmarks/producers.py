@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 
 import pyspark_ext
 from pyspark_ext.producers import Pipeline
+from .suites import SuiteOptions
 
 
 def double(key, values):
@@ -105,3 +106,7 @@ def run_producers(spark: SparkSession, rows: int, out: Path,
     print(json.dumps({k: v for k, v in result.items() if k != "from_scratch_stats"}, indent=1,
                      default=str))
     return result
+
+
+def run_suite(spark: SparkSession, o: SuiteOptions) -> None:
+    run_producers(spark, o.scale or 1_000_000, o.out, o.baseline_rows)

@@ -1,4 +1,4 @@
-"""The variant event log (``pyspark_ext.variant_events``), one logical dataset stored in five forms.
+"""The variant event log (``pyspark_ext.data.variant_events``), one logical dataset stored in five forms.
 
 - ``json``: the events as JSON strings;
 - ``variant``: unshredded VARIANT (``parse_json``);
@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding  # noqa: F401 - variant_runner's too
-from pyspark_ext.variant_events import (SHREDDING, check_variant_layouts, json_sql,  # noqa: F401
+from pyspark_ext.data.variant_events import (SHREDDING, check_variant_layouts, json_sql,  # noqa: F401
                                         variant_layout)
 
 from .datasets import _key

@@ -1,6 +1,6 @@
 """``--suite write``: what shredding costs a VARIANT write, side by side.
 
-The variant events (``pyspark_ext.variant_events``, ``--scale`` rows, default 1M, sorted by id,
+The variant events (``pyspark_ext.data.variant_events``, ``--scale`` rows, default 1M, sorted by id,
 two files) are stored once unshredded; each writer then reads them and writes them again:
 
 - ``unshredded``: Spark's writer, shredding off (the baseline every ratio divides by);
@@ -30,9 +30,10 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
-from pyspark_ext.variant_events import SHREDDING, json_sql
+from pyspark_ext.data.variant_events import SHREDDING, json_sql
 
 from .datasets import _key
+from .suites import SuiteOptions
 
 WRITERS = ("unshredded", "spark_forced", "spark_inferred", "spec", "spec_rows", "draft", "draft_rows")
 COLUMNAR = "spark.pyspark_ext.writer.columnar.enabled"
@@ -115,3 +116,7 @@ def run_write(spark: SparkSession, rows: int, out: Path, repeat: int = 3,
     (out / "write.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return result
+
+
+def run_suite(spark: SparkSession, o: SuiteOptions) -> None:
+    run_write(spark, o.scale or 1_000_000, o.out, o.repeat or 3)

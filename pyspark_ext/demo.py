@@ -13,14 +13,14 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from . import adtech_data, variant_events
+from .data import adtech, variant_events
 from .explain import explain_read_schema
-from .jar import spark_line
+from .jar import carries_variant
 from .result_rows import canonical_rows, same_rows
 from .session import configure
 from .shredding import shred
 from .spark_shredding import spark_shredding
-from .variant_queries import queries
+from .data.variant_queries import queries
 
 ENABLED = "spark.pyspark_ext.enabled"
 
@@ -80,7 +80,7 @@ def run_demo(rows: int = 30_000, directory: str | None = None, variant_rows: int
     try:
         nested = nested_part(spark, root, rows)
         middle = time.perf_counter()
-        if spark_line(spark.version) == "4.0":
+        if not carries_variant(spark.version):
             print(f"\n(nested part {middle - start:.0f} s, session start included; the variant part "
                   f"is skipped: Spark {spark.version} carries the nested-pruning half only, see "
                   f"docs/spark-versions.md; data written once to {root})")
@@ -99,7 +99,7 @@ def nested_part(spark: SparkSession, root: Path, rows: int) -> list[dict]:
     path = root / f"events_{rows}"
     if not (path / "_SUCCESS").exists():
         print(f"writing {rows:,} nested events to {path} ...")
-        adtech_data.write_events(spark, str(path), rows=rows, payload_width=200, partitions=4)
+        adtech.write_events(spark, str(path), rows=rows, payload_width=200, partitions=4)
     results = []
     for title, template in QUERIES.items():
         sql = template.format(t=f"parquet.`{path}`")

@@ -42,6 +42,12 @@ def spark_line(version: str | None = None) -> str:
     return line
 
 
+def carries_variant(version: str | None = None) -> bool:
+    """Whether the extension's variant half (shredded reads and writes) runs on this Spark line.
+    Spark 4.0 reads and writes shredding differently, so there it is off (docs/spark-versions.md)."""
+    return spark_line(version) != "4.0"
+
+
 def _as_tuple(line: str) -> tuple[int, ...]:
     return tuple(int(part) for part in line.split("."))
 

@@ -3,7 +3,7 @@
 Each setting's type, default and doc are declared once, in ``ExtConf.scala``: Spark checks
 values by those types, ``SET -v`` lists the settings with their docs, and the table in
 ``docs/configuration.md`` is generated from the declaration (``python -m pyspark_ext conf
---markdown``). ``tests/test_switches.py`` checks that these keys are the jar's.
+--markdown``). ``tests/extension/test_switches.py`` checks that these keys are the jar's.
 """
 from __future__ import annotations
 

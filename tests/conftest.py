@@ -1,4 +1,4 @@
-"""One strict Spark session for the whole run (see ``tests.differential.strict_session``)."""
+"""One strict Spark session for the whole run (see ``tests.support.differential.strict_session``)."""
 from __future__ import annotations
 
 import sys
@@ -9,8 +9,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-from pyspark_ext import adtech_data, jar  # noqa: E402
-from tests.differential import ENABLED, strict_session  # noqa: E402
+from pyspark_ext import jar  # noqa: E402
+from pyspark_ext.data import adtech  # noqa: E402
+from tests.support.differential import ENABLED, strict_session  # noqa: E402
 
 
 #: The differential subset CI runs on every other Spark line (``.ci/run-lines``), each against that
@@ -27,7 +28,7 @@ VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
     "test_spec_writer.py", "test_conflicting_files.py",
 })
-SPARK_LINES_SUBSET = PRUNING_SUBSET if jar.spark_line() == "4.0" else PRUNING_SUBSET | VARIANT_SUBSET
+SPARK_LINES_SUBSET = PRUNING_SUBSET | VARIANT_SUBSET if jar.carries_variant() else PRUNING_SUBSET
 
 
 def pytest_collection_modifyitems(config, items):
@@ -54,6 +55,6 @@ def _extension_on(spark):
 def events(spark, tmp_path_factory):
     """The nested ad-tech event log as temp view ``events`` (2,000 rows in 4 files)."""
     path = str(tmp_path_factory.mktemp("data") / "events")
-    adtech_data.write_events(spark, path, rows=2000, payload_width=24)
+    adtech.write_events(spark, path, rows=2000, payload_width=24)
     spark.read.parquet(path).createOrReplaceTempView("events")
     return path

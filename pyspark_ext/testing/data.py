@@ -1,7 +1,7 @@
 """The fuzzer's tables, generated into a directory: the nested event log and VARIANT events in
 three storage forms.
 
-- ``nested``: ``pyspark_ext.adtech_data`` events (structs in arrays in structs, a map of
+- ``nested``: ``pyspark_ext.data.adtech`` events (structs in arrays in structs, a map of
   structs, a sparse payload struct), several files.
 - ``variant_truth``: ``variant_json`` events as unshredded VARIANT (``parse_json``), the ground
   truth for the draft layout, which stock Spark cannot read.
@@ -25,7 +25,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from .. import adtech_data
+from ..data import adtech
 from ..shredding import shred
 from ..spark_shredding import spark_shredding
 
@@ -126,7 +126,7 @@ def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, s
     """Write every table under ``directory``; return logical name -> Parquet directory."""
     base = Path(directory)
     paths = {"nested": str(base / "nested")}
-    adtech_data.write_events(spark, paths["nested"], rows=rows, payload_width=16, seed=seed, partitions=3)
+    adtech.write_events(spark, paths["nested"], rows=rows, payload_width=16, seed=seed, partitions=3)
 
     variant_rows = max(rows // 3, 50)
     truth = spark.createDataFrame(list(enumerate(variant_json(variant_rows, seed))), "id bigint, j string") \

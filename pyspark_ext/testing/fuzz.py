@@ -263,12 +263,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reduce", type=int, default=3, help="reduce at most this many mismatches")
     parser.add_argument("--reduce-budget", type=int, default=80, help="query runs a reduction may take")
     parser.add_argument("--save", default=None,
-                        help="directory for regression files (default: tests/fuzz_regressions if ./tests exists)")
+                        help="directory for regression files (default: tests/harness/fuzz_regressions if ./tests exists)")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    save_to = args.save or ("tests/fuzz_regressions" if Path("tests").is_dir() else None)
+    save_to = args.save or ("tests/harness/fuzz_regressions" if Path("tests").is_dir() else None)
     confs = dict(c.split("=", 1) for c in args.conf)
 
     spark, own = session(args.master, confs)

@@ -1,8 +1,8 @@
-"""Reduced failing queries saved as regression tests (``tests/fuzz_regressions/<kind>.sql``).
+"""Reduced failing queries saved as regression tests (``tests/harness/fuzz_regressions/<kind>.sql``).
 
 One entry per query: header comments ``-- key: value`` (seed, query number, table, reference
 table, ANSI, order, finding, status), then the statement over the fuzzer's logical table names,
-ending with ``;``. ``tests/test_fuzz_regressions.py`` runs every entry differentially; an entry
+ending with ``;``. ``tests/harness/test_fuzz_regressions.py`` runs every entry differentially; an entry
 whose status is ``open`` (a bug not fixed yet) is expected to fail, strictly, so fixing it flips
 the test until the status is changed to ``fixed``.
 """

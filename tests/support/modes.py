@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from pyspark.sql import Row, SparkSession
 
 import pyspark_ext
-from tests.differential import ENABLED, confs
+from tests.support.differential import ENABLED, confs
 from tests.support.rows import row_strings
 
 T = TypeVar("T")

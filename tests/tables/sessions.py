@@ -4,13 +4,12 @@ Delta Lake, Iceberg and DataFusion Comet each need their jars and their own sess
 the JVM starts, and each is published for some Spark lines only. So each product's tests live in
 ``tests/tables/<product>/`` and run in a pytest process of their own, in the venv of a line the
 product is built for (``.ci/run-lines`` does that); anywhere else they skip, saying where they run.
-Jars come from ``deps/<product>/pom.xml`` through Maven (``pyspark_ext.testing.maven``).
+What each product needs: ``pyspark_ext.testing.table_formats``.
 """
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 
 import pytest
 from pyspark import SparkContext
@@ -18,35 +17,9 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext import jar
-from pyspark_ext.testing import maven
+from pyspark_ext.testing.table_formats import PRODUCTS, Product, with_product
 
-
-@dataclass(frozen=True)
-class Product:
-    name: str
-    #: the Spark line the pinned release in deps/<name>/pom.xml is built for
-    line: str
-    #: what the product needs on the session, before the extension is added
-    confs: dict[str, str] = field(default_factory=dict)
-
-
-PRODUCTS = {
-    "delta": Product("delta", "4.2", {
-        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
-        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
-    }),
-    "iceberg": Product("iceberg", "4.1", {
-        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-    }),
-    "comet": Product("comet", "4.1", {
-        "spark.plugins": "org.apache.spark.CometPlugin",
-        "spark.shuffle.manager": "org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager",
-        "spark.comet.enabled": "true",
-        "spark.comet.exec.enabled": "true",
-        "spark.memory.offHeap.enabled": "true",
-        "spark.memory.offHeap.size": "1g",
-    }),
-}
+__all__ = ["PRODUCTS", "Product", "skip_unless_line", "table_session"]
 
 
 def skip_unless_line(product: Product) -> None:
@@ -68,10 +41,8 @@ def table_session(product: Product, warehouse: str, **extra: str) -> SparkSessio
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.planChangeValidation", "true")
                .config("spark.sql.warehouse.dir", warehouse)
-               .config("spark.driver.memory", "2g")
-               .config("spark.jars", maven.spark_jars(product.name)))
-    for key, value in {**product.confs, **extra}.items():
-        builder = builder.config(key, value)
+               .config("spark.driver.memory", "2g"))
+    builder = with_product(builder, product, **extra)
     spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

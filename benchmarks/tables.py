@@ -1,0 +1,190 @@
+"""``python -m benchmarks tables``: the extension on a Parquet path, a Delta table and an Iceberg
+table of the same data, and beside DataFusion Comet.
+
+Each product runs in a process of its own, in the venv of the Spark line it is built for
+(``pyspark_ext.testing.table_formats``; venvs as ``.ci/run-lines`` makes them), with its jars and
+settings and the extension loaded. In that process the quick suite's nested queries
+(``benchmarks.nested_queries``) and the variant suite's queries (``pyspark_ext.data.variant_queries``)
+run over the Parquet path first and then over the product's table of the same rows, stock against
+the extension, alternating after a warm-up (``benchmarks.runner``): so the Parquet path is the
+baseline of each product in the same process. For Comet both run with Comet on; its rows are the
+bytes Comet's native scan reads with and without the extension's pruned read schemas.
+
+Writes ``benchmarks/out/tables/<product>/results.json`` per product and ``results.md`` for all.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import pyspark_ext
+from pyspark_ext.jar import carries_variant
+from pyspark_ext.testing.table_formats import PRODUCTS, with_product
+from pyspark_ext.data.variant_queries import queries as variant_queries
+
+from . import datasets, variant_data
+from .lines import python_for
+from .metrics import InputBytes
+from .nested_queries import NESTED_QUERIES
+from .runner import run_query
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "benchmarks" / "out" / "tables"
+NESTED_ROWS, VARIANT_ROWS, PAYLOAD_WIDTH = 100_000, 300_000, 1000
+
+
+def _session(product: str, warehouse: Path) -> SparkSession:
+    builder = (SparkSession.builder.master("local[2]").appName(f"pyspark-ext tables {product}")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "8g"))
+               .config("spark.sql.shuffle.partitions", "8")
+               .config("spark.sql.warehouse.dir", str(warehouse)))
+    extra = {}
+    if product == "iceberg":
+        extra = {"spark.sql.catalog.bench": "org.apache.iceberg.spark.SparkCatalog",
+                 "spark.sql.catalog.bench.type": "hadoop",
+                 "spark.sql.catalog.bench.warehouse": str(warehouse / "iceberg")}
+    builder = with_product(builder, PRODUCTS[product], **extra)
+    spark = pyspark_ext.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _copy_table(spark: SparkSession, product: str, source: str, name: str, variant: bool) -> str:
+    """The product's table holding the rows of the Parquet files at ``source``; its name for SQL."""
+    if product == "delta":
+        # Delta writes spec-layout shredded files for VARIANT columns with this property
+        props = "TBLPROPERTIES ('delta.enableVariantShredding' = 'true')" if variant else ""
+        path = Path(spark.conf.get("spark.sql.warehouse.dir")) / "delta" / name
+        shutil.rmtree(path, ignore_errors=True)
+        spark.sql(f"CREATE TABLE delta.`{path}` USING delta {props} AS SELECT * FROM parquet.`{source}`")
+        return f"delta.`{path}`"
+    if product == "iceberg":
+        table = f"bench.db.{name}"
+        version = "3" if variant else "2"
+        spark.sql(f"DROP TABLE IF EXISTS {table}")
+        spark.sql(f"CREATE TABLE {table} USING iceberg TBLPROPERTIES ('format-version' = '{version}') "
+                  f"AS SELECT * FROM parquet.`{source}`")
+        return table
+    return f"parquet.`{source}`"
+
+
+def _nested(spark: SparkSession, metrics: InputBytes, product: str, rows: int, repeat: int) -> list[dict]:
+    path = datasets.nested_events(spark, rows, payload_width=PAYLOAD_WIDTH)
+    forms = {"parquet": f"parquet.`{path}`"}
+    if product in ("delta", "iceberg"):
+        forms[product] = _copy_table(spark, product, path, "nested_events", variant=False)
+    results = []
+    for form, table in forms.items():
+        spark.sql(f"SELECT * FROM {table}").createOrReplaceTempView("events")
+        for name, sql in NESTED_QUERIES.items():
+            print(f"[{product}/{form}] {name}", flush=True)
+            r = run_query(spark, metrics, form, name, sql, repeat)
+            results.append(r.as_dict())
+    return results
+
+
+def _variant(spark: SparkSession, metrics: InputBytes, product: str, rows: int, repeat: int) -> list[dict]:
+    if product == "comet" or not carries_variant(spark.version):
+        return []
+    paths = variant_data.variant_events(spark, rows, sorted_by_id=True)
+    forms = {"parquet": f"parquet.`{paths['spec']}`",
+             product: _copy_table(spark, product, paths["spec"], "variant_events", variant=True)}
+    results = []
+    for form, table in forms.items():
+        spark.sql(f"SELECT * FROM {table}").createOrReplaceTempView("variant_events")
+        for name, q in variant_queries(rows).items():
+            print(f"[{product}/{form}] variant {name}", flush=True)
+            sql = q.variant.format(t="variant_events")
+            results.append(run_query(spark, metrics, f"variant-{form}", name, sql, repeat).as_dict())
+    return results
+
+
+def inside(product: str, out: Path, rows: int, variant_rows: int, repeat: int) -> None:
+    """One product's run, in its own process and venv."""
+    out.mkdir(parents=True, exist_ok=True)
+    warehouse = out / "_warehouse"
+    shutil.rmtree(warehouse, ignore_errors=True)
+    spark = _session(product, warehouse)
+    metrics = InputBytes(spark)
+    try:
+        payload = {"product": product, "spark": spark.version, "rows": rows, "variant_rows": variant_rows,
+                   "repeat": repeat, "finished": None,
+                   "nested": _nested(spark, metrics, product, rows, repeat),
+                   "variant": _variant(spark, metrics, product, variant_rows, repeat)}
+        payload["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
+        (out / "results.json").write_text(json.dumps(payload, indent=2, default=str))
+    finally:
+        spark.stop()
+        shutil.rmtree(warehouse, ignore_errors=True)
+
+
+def _summary(results: list[dict], suite: str) -> tuple[float, float, float] | None:
+    chosen = [r for r in results if r["suite"] == suite]
+    if not chosen:
+        return None
+    time_ratios = [r["seconds"]["extension"] / r["seconds"]["stock"] for r in chosen]
+    stock_bytes = sum(r["input_bytes"]["stock"] for r in chosen)
+    ext_bytes = sum(r["input_bytes"]["extension"] for r in chosen)
+    total = sum(r["seconds"]["extension"] for r in chosen) / sum(r["seconds"]["stock"] for r in chosen)
+    return statistics.median(time_ratios), total, ext_bytes / max(1, stock_bytes)
+
+
+def report() -> Path:
+    lines = ["| product (Spark) | queries over | median time ratio | total time ratio | "
+             "input MiB, stock → ext | input-bytes ratio | row groups read, stock → ext |",
+             "|---|---|---|---|---|---|---|"]
+    for folder in sorted(p for p in OUT.iterdir() if (p / "results.json").exists()) if OUT.exists() else []:
+        data = json.loads((folder / "results.json").read_text())
+        for part in ("nested", "variant"):
+            results = data[part]
+            for suite in dict.fromkeys(r["suite"] for r in results):
+                summary = _summary(results, suite)
+                chosen = [r for r in results if r["suite"] == suite]
+                groups = [(r["row_groups_read"]["stock"], r["row_groups_read"]["extension"]) for r in chosen
+                          if r["row_groups_read"]["stock"] is not None]
+                rg = (f"{sum(a for a, _ in groups)} → {sum(b for _, b in groups)}" if groups else "n/a")
+                label = f"{part}: {suite.removeprefix('variant-')}"
+                mib = [sum(r["input_bytes"][m] for r in chosen) / 2**20 for m in ("stock", "extension")]
+                lines.append(f"| {data['product']} ({data['spark']}) | {label} | {summary[0]:.2f} | "
+                             f"{summary[1]:.2f} | {mib[0]:.1f} → {mib[1]:.1f} | {summary[2]:.3f} | {rg} |")
+    OUT.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    (OUT / "results.md").write_text(text)
+    print(text)
+    return OUT / "results.md"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks tables")
+    parser.add_argument("products", nargs="*", default=list(PRODUCTS), help=f"of {', '.join(PRODUCTS)}")
+    parser.add_argument("--rows", type=int, default=NESTED_ROWS, help="nested events")
+    parser.add_argument("--variant-rows", type=int, default=VARIANT_ROWS)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--inside", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.inside:
+        inside(args.inside, OUT / args.inside, args.rows, args.variant_rows, args.repeat)
+        return 0
+    if not args.report_only:
+        for product in args.products:
+            python = python_for(PRODUCTS[product].version())
+            subprocess.run([python, "-m", "benchmarks", "tables", "--inside", product, "--rows", str(args.rows),
+                            "--variant-rows", str(args.variant_rows), "--repeat", str(args.repeat)],
+                           cwd=REPO, check=True)
+    report()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,71 @@
+"""Delta Lake, Iceberg and DataFusion Comet beside the extension: which Spark line each is tested
+on, and the session settings each needs. Their jars come from ``deps/<name>/pom.xml`` through
+Maven (``pyspark_ext.testing.maven``). Used by ``tests/tables`` and ``python -m benchmarks tables``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from pyspark_ext.testing import maven
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+@dataclass(frozen=True)
+class Product:
+    name: str
+    #: the Spark line the pinned release in deps/<name>/pom.xml is built for
+    line: str
+    #: what the product needs on the session, before the extension is added
+    confs: dict[str, str] = field(default_factory=dict)
+
+    def version(self) -> str:
+        """The pyspark release CI tests this line with (``.ci/spark-lines``, else the installed one)."""
+        import pyspark
+        listed = [v.strip() for v in (REPO / ".ci" / "spark-lines").read_text().splitlines()
+                  if v.strip() and not v.startswith("#")]
+        for version in [*listed, pyspark.__version__]:
+            if version.startswith(self.line + "."):
+                return version
+        raise RuntimeError(f"no pyspark release of Spark {self.line} in .ci/spark-lines for {self.name}")
+
+
+PRODUCTS = {
+    "delta": Product("delta", "4.2", {
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    }),
+    "iceberg": Product("iceberg", "4.1", {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+    }),
+    "comet": Product("comet", "4.1", {
+        "spark.plugins": "org.apache.spark.CometPlugin",
+        "spark.shuffle.manager": "org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager",
+        "spark.comet.enabled": "true",
+        "spark.comet.exec.enabled": "true",
+        "spark.memory.offHeap.enabled": "true",
+        "spark.memory.offHeap.size": "1g",
+    }),
+}
+
+
+def with_product(builder: SparkSession.Builder, product: Product, **extra: str) -> SparkSession.Builder:
+    """``builder`` with the product's jars and settings (the extension is added after, by
+    ``pyspark_ext.configure``, which appends to ``spark.jars`` and ``spark.sql.extensions``)."""
+    builder = builder.config("spark.jars", maven.spark_jars(product.name))
+    for key, value in {**product.confs, **extra}.items():
+        builder = builder.config(key, value)
+    return builder
+
+
+def for_this_line() -> list[str]:
+    """The products built for the installed Spark line."""
+    from pyspark_ext import jar
+    return [name for name, product in PRODUCTS.items() if product.line == jar.spark_line()]
+
+
+if __name__ == "__main__":  # .ci/run-lines: which tests/tables folders to run in this venv
+    print(" ".join(for_this_line()))

@@ -1,0 +1,104 @@
+"""Spark's SchemaPruningSuite as a differential battery (cases in tests/support/battery/schema_pruning_cases.py).
+
+Every case runs over Parquet and ORC, DSv1 and DSv2, each with its vectorized and its row-by-row
+reader, and over both layouts of ``contacts`` (see SETTINGS). With the extension on, a case must give the same
+rows as stock Spark, fail only where stock Spark fails, read no more leaves than stock Spark, and
+keep the executed plan's output names.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from pyspark.sql import SparkSession
+
+import pyspark_ext
+from pyspark_ext import jar
+from tests.support.battery.schema_pruning_cases import (
+    CASES, LAYOUTS, SUITE_CONFS, VARIANTS, Variant, register_views, write_tables)
+from tests.support.differential import ENABLED, confs
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rows: list[str] | None
+    leaves: int
+    read_schemas: list[str]
+    output: str  # the executed plan's output schema, names included
+    error: str | None = None
+
+
+def outcome(spark: SparkSession, sql: str, enabled: bool) -> Outcome:
+    with confs(spark, {ENABLED: str(enabled).lower()}):
+        try:
+            df = spark.sql(sql)
+            rows = sorted(repr(tuple(r)) for r in df.collect())
+            scans = pyspark_ext.explain_read_schema(df)
+            output = df._jdf.queryExecution().executedPlan().schema().catalogString()
+        except Exception as e:  # noqa: BLE001 - a failure is an outcome to compare
+            return Outcome(None, 0, [], "", error=error_line(e))
+    return Outcome(rows, sum(s["read_leaves"] for s in scans),
+                   sorted(s["read_schema"] for s in scans), output)
+
+
+def error_line(e: Exception) -> str:
+    """The JVM exception and its root cause, when there is one, else the first line."""
+    java = getattr(e, "java_exception", None)
+    if java is None:
+        return str(e).splitlines()[0]
+    root = java
+    while root.getCause() is not None:
+        root = root.getCause()
+    return f"{java.toString()[:300]} (root cause: {root.toString()[:300]})"
+
+
+@pytest.fixture(scope="module")
+def tables(spark, tmp_path_factory) -> dict[str, dict[str, str]]:
+    root = tmp_path_factory.mktemp("schema_pruning_suite")
+    return {fmt: write_tables(spark, f"{root}/{fmt}", fmt) for fmt in ("parquet", "orc")}
+
+
+_views_for: list[tuple[str, str]] = []
+
+
+def views(spark: SparkSession, tables: dict[str, dict[str, str]], v: Variant, layout: str) -> None:
+    """Registers the views for this variant and layout, unless the last case already did (schema
+    inference and file listing are most of a case's time)."""
+    if _views_for != [(v.name, layout)]:
+        register_views(spark, v.fmt, tables[v.fmt], LAYOUTS[layout])
+        _views_for[:] = [(v.name, layout)]
+
+
+# Every variant over the partitioned layout; the layout with ``p`` also in the files (which only
+# changes how DSv1 scans split data and partition columns) over the DSv1 variants of each format.
+SETTINGS = [(v, "partitioned") for v in VARIANTS] + [
+    (v, "p_in_files") for v in ("parquet_v1_vectorized", "parquet_v1_parquet_mr", "orc_v1_vectorized")]
+# On the other Spark lines (.ci/run-lines), the Parquet readers whose code differs between lines:
+# DSv1 with each reader (the row-by-row one is where Spark's pruning switch matters) and DSv2
+# (the relation copy is a shim). The full matrix runs on the newest line, in the full suite.
+if jar.spark_line() != jar.SUPPORTED_LINES[-1]:
+    SETTINGS = [(v, "partitioned") for v in
+                ("parquet_v1_vectorized", "parquet_v1_parquet_mr", "parquet_v2_vectorized")]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("variant,layout", SETTINGS, ids=[f"{v}-{lay}" for v, lay in SETTINGS])
+def test_spark_schema_pruning_case(spark, tables, variant, layout, name):
+    case, v = CASES[name], VARIANTS[variant]
+    with confs(spark, {**SUITE_CONFS, **v.confs, **case.confs}):
+        views(spark, tables, v, layout)
+        for statement in case.setup:
+            spark.sql(statement)
+        stock = outcome(spark, case.sql, enabled=False)
+        ext = outcome(spark, case.sql, enabled=True)
+    if stock.error is not None:
+        assert ext.error is not None, f"stock Spark fails ({stock.error}), the extension does not"
+        return
+    assert ext.error is None, f"fails with the extension on, not without: {ext.error}"
+    if case.same_rows:
+        assert ext.rows == stock.rows
+    assert ext.leaves <= stock.leaves, (
+        f"reads more than stock Spark: {ext.read_schemas} vs {stock.read_schemas}")
+    assert ext.output == stock.output

@@ -1,0 +1,97 @@
+"""Spark's VariantShreddingSuite as a differential battery (cases in
+tests/support/battery/variant_shredding_cases.py).
+
+Each expression is evaluated over its hand-shredded file, read as ``v variant``, with the
+extension off and on, with Spark's variant push-down into the scan on and off, and with both
+Parquet readers. With the extension on it must give stock Spark's rows, and fail where stock
+Spark fails, with the same variant error class.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+from pyspark.sql import SparkSession
+
+from tests.support.battery.variant_shredding_cases import CASES, PUSH_VARIANT_INTO_SCAN, TABLES
+from tests.support.differential import ENABLED, confs
+from tests.support.rows import row_strings
+
+pytestmark = pytest.mark.slow
+
+VARIANT_ERRORS = re.compile(r"MALFORMED_VARIANT|INVALID_VARIANT_CAST|VARIANT_SIZE_LIMIT")
+# The extension's own error for a malformed shredded file (it names the file and the column).
+EXTENSION_MALFORMED = "Invalid shredded variant in file"
+
+# Where the extension and stock Spark are known to differ over malformed files, by (push, case).
+# Each is expected to fail (strictly: a fix makes the test pass and then the entry must go).
+LENIENT = ("stock Spark raises MALFORMED_VARIANT; the extension returns a value (a missing "
+           "top-level value, array element or shredded field read as null or absent, a path read "
+           "from a field both shredded and in the residual)")
+STRICTER = ("the extension rejects a scalar with both value and typed_value set, or a shredded field "
+            "also in the residual, where stock Spark reads it (typed_value first)")
+KNOWN: dict[tuple[str, str], str] = {
+    **{(push, name): LENIENT for push in ("true", "false") for name in (
+        "malformed_top_level_1", "malformed_element_1", "malformed_element_2",
+        "malformed_null_field_1", "malformed_null_field_2")},
+    **{(push, name): STRICTER for push in ("true", "false") for name in (
+        "malformed_typed_bad_1", "malformed_typed_bad_2", "malformed_value_bad_1",
+        "malformed_value_bad_2")},
+    ("true", "malformed_field_in_value_3"): STRICTER,
+    # Stock Spark reads the path leniently only with push-down on; the extension always does.
+    ("false", "malformed_field_in_value_4"): LENIENT,
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rows: list[str] | None
+    error: str | None = None
+
+    @property
+    def error_classes(self) -> set[str]:
+        found = set(VARIANT_ERRORS.findall(self.error or ""))
+        return found | {"MALFORMED_VARIANT"} if EXTENSION_MALFORMED in (self.error or "") else found
+
+
+def outcome(spark: SparkSession, path: str, expr: str, enabled: bool) -> Outcome:
+    with confs(spark, {ENABLED: str(enabled).lower()}):
+        try:
+            # Built under each setting: a DataFrame keeps the plan analyzed when it was made.
+            df = spark.read.schema("v variant").parquet(path).selectExpr(expr)
+            return Outcome(row_strings(df.collect()))
+        except Exception as e:  # noqa: BLE001 - a failure is an outcome to compare
+            return Outcome(None, str(e))
+
+
+@pytest.fixture(scope="module")
+def files(spark, tmp_path_factory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("variant_shredding_suite")
+    paths = {}
+    for name, t in TABLES.items():
+        paths[name] = str(root / name)
+        spark.createDataFrame([(r,) for r in t.rows], t.schema).coalesce(1) \
+            .write.parquet(paths[name])
+    return paths
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("vectorized", ["true", "false"], ids=["vectorized", "parquet_mr"])
+@pytest.mark.parametrize("push", ["true", "false"], ids=["push", "no_push"])
+def test_spark_variant_shredding_case(request, spark, files, push, vectorized, name):
+    if (push, name) in KNOWN:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN[(push, name)], strict=True))
+    case = CASES[name]
+    settings = {PUSH_VARIANT_INTO_SCAN: push, "spark.sql.parquet.enableVectorizedReader": vectorized,
+                **case.confs}
+    with confs(spark, settings):
+        stock = outcome(spark, files[case.table], case.expr, enabled=False)
+        ext = outcome(spark, files[case.table], case.expr, enabled=True)
+    if stock.error is not None:
+        assert ext.error is not None, f"stock Spark fails, the extension does not: {stock.error[:300]}"
+        assert ext.error_classes >= stock.error_classes, (
+            f"other error: {ext.error[:600]}\nstock: {stock.error[:600]}")
+        return
+    assert ext.error is None, f"fails with the extension on, not without: {ext.error[:1500]}"
+    assert ext.rows == stock.rows
