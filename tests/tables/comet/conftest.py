@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyspark_ext import adtech_data, jar
+from pyspark_ext import jar
+from pyspark_ext.data import adtech
 from tests.tables.sessions import PRODUCTS, skip_unless_line, table_session
 
 COMET = PRODUCTS["comet"]
@@ -36,6 +37,6 @@ def spark(tmp_path_factory):
 def events(spark, tmp_path_factory):
     """The nested ad-tech event log as temp view ``events`` (2,000 rows in 4 files)."""
     path = str(tmp_path_factory.mktemp("data") / "events")
-    adtech_data.write_events(spark, path, rows=2000, payload_width=24)
+    adtech.write_events(spark, path, rows=2000, payload_width=24)
     spark.read.parquet(path).createOrReplaceTempView("events")
     return path

@@ -14,8 +14,8 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from benchmarks.nested_queries import NESTED_QUERIES
-from tests.differential import ENABLED, confs
-from tests.nested_shapes import SHAPES
+from tests.support.differential import ENABLED, confs
+from tests.support.nested_shapes import SHAPES
 from tests.support.rows import query_rows, query_rows_rounded, row_strings
 from tests.support.variant_data import (CONFLICTING, FULL, QUERIES, SHRED_SCHEMA, mixed_json, source,
                                        write_spec)
