@@ -22,6 +22,8 @@ def explain_read_schema(df: DataFrame, run: bool = False) -> list[dict[str, Any]
     scan's runtime row count (Parquet returns whole row groups, so it shows skipping too), and
     for scans that push filters ``row_groups_read_metric`` and ``row_groups_skipped_metric``: the
     SQL metrics the scan's tasks counted (also in the Spark UI, on the ``RowGroupMetrics`` node).
+    Scans that DataFusion Comet runs natively are reported too, with ``bytes_scanned_metric``:
+    the bytes Comet's scan read from storage, once the DataFrame has run.
 
     ``run=True`` runs the query once first (rows discarded on the executors), so those run-time
     counts are there without a ``collect``. Spark Connect DataFrames work too (the server needs

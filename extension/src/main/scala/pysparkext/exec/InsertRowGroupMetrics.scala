@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.metric.SQLMetrics
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 
-import pysparkext.{ExtConf, GuardedPlanRule}
+import pysparkext.{Comet, ExtConf, GuardedPlanRule}
 import pysparkext.parquet.{LeafColumnsParquetFormat, ParquetFormats, RowGroupCountingParquetFormat}
 import pysparkext.variant.layout.LayoutMarks
 
@@ -51,6 +51,9 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
 
   private def allScans: Boolean = ExtConf.RowGroupMetricsAllScans.get
 
-  private def countable(format: FileFormat): Boolean = ParquetFormats.readsAsSpark(format) ||
-    (format != null && format.getClass == classOf[LeafColumnsParquetFormat])
+  // A scan DataFusion Comet reads natively is not wrapped: Comet reads only Spark's own format,
+  // so the counting format would keep it off the scan (see pysparkext.Comet).
+  private def countable(format: FileFormat): Boolean = (ParquetFormats.readsAsSpark(format) ||
+    (format != null && format.getClass == classOf[LeafColumnsParquetFormat])) &&
+    !(Comet.readsFormat(format) && Comet.takesParquetScans())
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.SparkInternals.{FileScan, StructFieldOf}
 
-import pysparkext.{ExtConf, GuardedPlanRule}
+import pysparkext.{Comet, ExtConf, GuardedPlanRule}
 import pysparkext.parquet.{LeafColumnsParquetFormat, LeafColumnsReader, LeafPath, ParquetFormats}
 
 /**
@@ -50,10 +50,13 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
   }
 
   // Builds whose struct vectors are not row-aligned are caught by SparkInternalsProbe, which
-  // switches this rule off (SparkInternals.structVectorsRowAligned).
+  // switches this rule off (SparkInternals.structVectorsRowAligned). A scan DataFusion Comet will
+  // read natively is left to it: the node reads Spark's vectors, and the leaf reader's format
+  // would keep Comet off the scan (see pysparkext.Comet).
   private def eligible(s: FileSourceScanExec): Boolean = s match {
     case FileScan(_, relation, _, _) => s.supportsColumnar && !SparkInternals.isBucketedScan(s) &&
-      relation.fileFormat.isInstanceOf[ParquetFileFormat]
+      relation.fileFormat.isInstanceOf[ParquetFileFormat] &&
+      !(Comet.readsFormat(relation.fileFormat) && Comet.takesParquetScans())
     case _ => false
   }
 

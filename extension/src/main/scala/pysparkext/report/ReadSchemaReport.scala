@@ -12,7 +12,7 @@ import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
-import pysparkext.ExtConf
+import pysparkext.{Comet, ExtConf}
 import pysparkext.exec.RowGroupMetricsExec
 import pysparkext.parquet.{ParquetFooters, RowGroups}
 import pysparkext.pruning.Need
@@ -48,8 +48,21 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
     Map[String, Any]
 
   private def scanOf: PartialFunction[SparkPlan, Describe] = {
-    case FileScan(s, relation, read, dataFilters) => (full, conf) =>
-      val name = tableName(SparkInternals.scanTableName(s), relation)
+    case FileScan(s, relation, read, dataFilters) =>
+      fileScan(s, relation, read, dataFilters, SparkInternals.scanTableName(s))
+    // DataFusion Comet's native scan of a file relation (known by class name, see pysparkext.Comet)
+    case Comet.Scan(s, relation, read, dataFilters, table) =>
+      fileScan(s, relation, read, dataFilters, table.map(_.unquotedString))
+    case b: BatchScanExec => batchScan(b)
+  }
+
+  private def fileScan(
+      s: SparkPlan,
+      relation: HadoopFsRelation,
+      read: StructType,
+      dataFilters: Seq[Expression],
+      table: Option[String]): Describe = (full, conf) => {
+      val name = tableName(table, relation)
       val fullSchema = full.getOrElse(locationKey(relation), relation.dataSchema)
       val files = relation.location.inputFiles.toSeq
       val parquet = relation.fileFormat.isInstanceOf[ParquetFileFormat] && files.nonEmpty
@@ -82,8 +95,11 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value) ++
         RowGroupMetricsExec.countersOf(s).map(f => Map(
           "row_groups_read_metric" -> f.rowGroupsRead.value,
-          "row_groups_skipped_metric" -> f.rowGroupsSkipped.value)).getOrElse(Map.empty)
-    case b: BatchScanExec => (_, _) =>
+          "row_groups_skipped_metric" -> f.rowGroupsSkipped.value)).getOrElse(Map.empty) ++
+        Comet.bytesScanned(s).map(m => "bytes_scanned_metric" -> m.value)
+  }
+
+  private def batchScan(b: BatchScanExec): Describe = (_, _) => {
       val read = b.scan.readSchema()
       Map(
         "table" -> b.table.name(),
