@@ -77,6 +77,12 @@ object ExtConf {
     switch("spark.pyspark_ext.nestedSchemaPruning.enabled", default = true, """
       Whole-plan nested schema pruning of Parquet and ORC scans.""")
 
+  val IcebergPruning: ConfEntry[Boolean] =
+    switch("spark.pyspark_ext.nestedSchemaPruning.iceberg.enabled", default = true, """
+      Whole-plan nested schema pruning of Iceberg table scans (format versions 1 to 3, read through
+      Iceberg's own scan builder, which is asked for the pruned columns). Needs
+      `spark.pyspark_ext.nestedSchemaPruning.enabled`.""")
+
   /** Gates both layouts: spec-layout reads need this and [[SpecVariant]]. */
   val ShreddedVariant: ConfEntry[Boolean] = switch("spark.pyspark_ext.variant.enabled", default = true,
     alternatives = Seq("spark.pyspark_ext.variant.draftLayout.enabled"), doc = """

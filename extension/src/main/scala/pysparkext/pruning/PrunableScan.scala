@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, File
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.pysparkext.SparkInternals.FileRelation
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{StructField, StructType}
 
 /**
  * A scan whose columns can be read with a pruned nested type: what it outputs, which of its
@@ -20,7 +20,8 @@ import org.apache.spark.sql.types.StructType
  * SchemaPruning does. DSv2 relations are rebuilt with pruned output types only for Spark's own
  * Parquet and ORC tables, whose scan builders honour nested pruning: V2 push-down then asks the
  * builder for exactly the pruned schema. A source that ignored the request would return wider
- * values than the rewritten plan expects, so other DSv2 sources are not touched.
+ * values than the rewritten plan expects, so other DSv2 sources are not touched, except Iceberg's
+ * tables ([[IcebergTables]]), whose scan builder projects nested column requests by name.
  *
  * No scan is prunable while Spark's own `spark.sql.optimizer.nestedSchemaPruning.enabled` is off,
  * as Spark itself then prunes none. Spark's readers depend on that setting, not only its optimizer:
@@ -51,6 +52,10 @@ object PrunableScan {
       r.table match {
         case t: FileTable if Set("parquet", "orc").contains(t.formatName.toLowerCase(Locale.ROOT)) =>
           Some(PrunableScan(r, r.output, t.dataSchema, newOutput => SparkInternals.withOutput(r, newOutput)))
+        case t if IcebergTables.isIceberg(t) && IcebergTables.prunable(r) =>
+          Some(PrunableScan(r, r.output,
+            StructType(t.columns().map(c => StructField(c.name, c.dataType, c.nullable))),
+            newOutput => SparkInternals.withOutput(r, newOutput)))
         case _ => None
       }
     case _ => None
