@@ -75,7 +75,7 @@ def test_nested_queries_same_rows_as_plain_stock(spark: SparkSession, events, na
 
 # -- 2. Comet's native scan reads the extension's pruned schema (apache/datafusion-comet#4859) -----
 
-# Shapes stock Spark reads whole structs for (tests/test_nested_pruning.py).
+# Shapes stock Spark reads whole structs for (tests/pruning/test_nested_pruning.py).
 OVER_READ_BY_STOCK = ["size_and_isnotnull", "exists", "count_struct", "chained_explode", "first_then_field"]
 
 

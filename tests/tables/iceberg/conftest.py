@@ -35,9 +35,9 @@ def on_table(sql: str, table: str) -> str:
 @pytest.fixture(scope="session")
 def events_source(spark, tmp_path_factory):
     """The nested ad-tech event log (600 rows) as temp view ``events_src``."""
-    from pyspark_ext import adtech_data
+    from pyspark_ext.data import adtech
     path = str(tmp_path_factory.mktemp("data") / "events")
-    adtech_data.write_events(spark, path, rows=600, payload_width=8, partitions=2)
+    adtech.write_events(spark, path, rows=600, payload_width=8, partitions=2)
     spark.read.parquet(path).createOrReplaceTempView("events_src")
     return "events_src"
 
@@ -54,11 +54,11 @@ def iceberg_events(spark, events_source):
 
 
 def compare(spark, query: str):
-    """``tests.differential.compare`` with doubles rounded to 12 significant digits: Iceberg plans a
+    """``tests.support.differential.compare`` with doubles rounded to 12 significant digits: Iceberg plans a
     table's files in parallel, so two runs of one query, stock or not, may read them in another
     order and sum doubles in another order."""
     import pyspark_ext
-    from tests.differential import ENABLED, Run
+    from tests.support.differential import ENABLED, Run
     from tests.support.rows import row_strings
 
     def run(enabled: bool) -> Run:

@@ -2,8 +2,8 @@
 minimal leaf set from an Iceberg table (the BatchScan's read schema) and returns stock rows."""
 import pytest
 
-from tests.differential import confs
-from tests.nested_shapes import SHAPES
+from tests.support.differential import confs
+from tests.support.nested_shapes import SHAPES
 from tests.tables.iceberg.conftest import compare, on_table
 
 ICEBERG_PRUNING = "spark.pyspark_ext.nestedSchemaPruning.iceberg.enabled"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.differential import ENABLED, confs
+from tests.support.differential import ENABLED, confs
 from tests.tables.iceberg.conftest import compare
 
 MERGE_ON_READ = ("'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read', "
