@@ -61,28 +61,3 @@ class SpecShreddingParquetFormat extends ParquetFileFormat {
   override def hashCode(): Int = getClass.hashCode()
   override def equals(other: Any): Boolean = other.isInstanceOf[SpecShreddingParquetFormat]
 }
-
-/**
- * Spark's factory's file names, with a writer that never infers a shredding schema: the
- * column-by-column one ([[ColumnarSpecWriteSupport]]) when `columnar`, else Spark's plain writer.
- */
-class PlainParquetWriterFactory(spark: OutputWriterFactory, columnar: Boolean) extends OutputWriterFactory {
-  override def getFileExtension(context: TaskAttemptContext): String = spark.getFileExtension(context)
-  override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =
-    if (columnar) new ColumnarSpecOutputWriter(path, context)
-    else SparkInternals.plainParquetOutputWriter(path, context)
-}
-
-/**
- * Spark's `ParquetOutputWriter`, with the write support given as an object rather than by class
- * name in the conf (an executor's conf may not load the extension's classes by name).
- */
-class ColumnarSpecOutputWriter(val path: String, context: TaskAttemptContext) extends OutputWriter {
-  private val records: RecordWriter[Void, InternalRow] =
-    new ParquetOutputFormat[InternalRow](new ColumnarSpecWriteSupport) {
-      override def getDefaultWorkFile(context: TaskAttemptContext, extension: String): Path = new Path(path)
-    }.getRecordWriter(context)
-
-  override def write(row: InternalRow): Unit = records.write(null, row)
-  override def close(): Unit = records.close(context)
-}
