@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.columnar
 
 import java.util.{ArrayList => JArrayList}
 
@@ -15,7 +15,8 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import pysparkext.variant.codec.{LittleEndian, TypedValue, UntypedValue}
 import pysparkext.variant.layout.DraftLayout
-import pysparkext.writer.ParquetLeaves.writeNulls
+import pysparkext.variant.write.columnar.ParquetLeaves.writeNulls
+import pysparkext.variant.write.codec.{DraftResidual, FieldsById, SpecShredder}
 
 /**
  * Writes one VARIANT column in the draft layout straight into Parquet's column writers, shredding

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.columnar
 
 import java.util.{ArrayList => JArrayList}
 
@@ -9,7 +9,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantSchema, VariantUtil}
 
 import pysparkext.variant.codec.LittleEndian
-import pysparkext.writer.ParquetLeaves.writeNulls
+import pysparkext.variant.write.columnar.ParquetLeaves.writeNulls
+import pysparkext.variant.write.codec.{FieldsById, ObjectHeader, SpecShredder}
 
 /**
  * Writes one spec-layout shredded VARIANT column straight into Parquet's column writers, shredding

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.columnar
 
 import org.apache.spark.unsafe.types.VariantVal
 
@@ -8,7 +8,7 @@ import org.apache.spark.unsafe.types.VariantVal
  * and numbers each distinct metadata (a generation, from 1), by which the writers' field lookups
  * ([[FieldsById]]) are reused from row to row.
  */
-private[writer] abstract class VariantColumnWriter {
+private[write] abstract class VariantColumnWriter {
   protected var value: Array[Byte] = _
   protected var metadata: Array[Byte] = _
   protected var generation = 0

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.expressions
 
 import java.util.{ArrayList => JArrayList, HashMap => JHashMap, IdentityHashMap => JIdentityHashMap}
 
@@ -13,6 +13,7 @@ import org.apache.spark.unsafe.types.VariantVal
 
 import pysparkext.codegen.MethodCallCodegen
 import pysparkext.variant.codec.{TypedValue, UntypedValue}
+import pysparkext.variant.write.schema.ShreddingSchema
 
 /**
  * `shred_variant(v, 'schema')`: a VARIANT value in the draft layout for a shredding schema (see
@@ -148,11 +149,11 @@ object ShredDraftVariant {
   }
 
   /** Whether `e` is a constant string, as the function's schema and layout arguments must be. */
-  private[writer] def constantString(e: Expression): Boolean =
+  private[write] def constantString(e: Expression): Boolean =
     e.foldable && e.dataType.isInstanceOf[StringType]
 
   /** The shredding schema's DDL, from a constant string argument (never null). */
-  private[writer] def schemaDdl(schema: Expression): String =
+  private[write] def schemaDdl(schema: Expression): String =
     Option(schema.eval()).map(_.toString).getOrElse(
       throw new IllegalArgumentException("shred_variant: the shredding schema must not be null"))
 }

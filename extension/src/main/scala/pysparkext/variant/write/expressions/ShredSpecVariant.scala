@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.expressions
 
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}

@@ -1,4 +1,8 @@
-package pysparkext.writer
+package pysparkext.variant.write.expressions
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+
+import pysparkext.variant.write.schema.SpecShreddingSchema
 
 /** The SQL function `shred_variant(v, 'schema' [, 'draft' | 'spec'])`: the draft layout by default. */
 object ShredVariantFunction {

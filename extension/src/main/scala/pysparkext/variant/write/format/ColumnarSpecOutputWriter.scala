@@ -1,4 +1,13 @@
-package pysparkext.writer
+package pysparkext.variant.write.format
+
+import org.apache.hadoop.fs.Path
+import org.apache.hadoop.mapreduce.{RecordWriter, TaskAttemptContext}
+import org.apache.parquet.hadoop.ParquetOutputFormat
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.OutputWriter
+
+import pysparkext.variant.write.columnar.ColumnarSpecWriteSupport
 
 /**
  * Spark's `ParquetOutputWriter`, with the write support given as an object rather than by class

@@ -1,4 +1,10 @@
-package pysparkext.writer
+package pysparkext.variant.write.format
+
+import org.apache.hadoop.mapreduce.TaskAttemptContext
+
+import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
+import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.types.StructType
 
 /**
  * Spark's factory's file names, with a writer that never infers a shredding schema: the

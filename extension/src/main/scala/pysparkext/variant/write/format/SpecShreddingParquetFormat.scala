@@ -1,17 +1,16 @@
-package pysparkext.writer
+package pysparkext.variant.write.format
 
-import org.apache.hadoop.fs.Path
-import org.apache.hadoop.mapreduce.{Job, RecordWriter, TaskAttemptContext}
-import org.apache.parquet.hadoop.ParquetOutputFormat
+import org.apache.hadoop.mapreduce.Job
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
+import org.apache.spark.sql.execution.datasources.OutputWriterFactory
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 import pysparkext.ExtConf
+import pysparkext.variant.write.columnar.ColumnarSpecWriteSupport
+import pysparkext.variant.write.schema.SpecShreddingSchema
 
 /**
  * Spark's Parquet file format, except that a write shreds each VARIANT column that carries a

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.rules
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, ExprId, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Repartition, RepartitionByExpression, Sort}
@@ -10,6 +10,9 @@ import org.apache.spark.sql.types.{DataType, Metadata, MetadataBuilder, StructTy
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 
 import pysparkext.ExtConf
+import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredSpecVariant}
+import pysparkext.variant.write.format.SpecShreddingParquetFormat
+import pysparkext.variant.write.schema.SpecShreddingSchema
 
 /**
  * The spec-layout writer's analysis rule (post-hoc resolution), in two steps:

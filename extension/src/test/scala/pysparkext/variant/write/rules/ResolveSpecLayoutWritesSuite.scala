@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.rules
 
 import org.apache.spark.sql.catalyst.dsl.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
@@ -7,6 +7,8 @@ import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType
 
 import pysparkext.ExtConf
 import pysparkext.testing.RuleSuite
+import pysparkext.variant.write.expressions.ShredSpecVariant
+import pysparkext.variant.write.schema.SpecShreddingSchema
 
 class ResolveSpecLayoutWritesSuite extends RuleSuite {
   private val variant = org.apache.spark.sql.catalyst.expressions.AttributeReference("v", VariantType)()
