@@ -1,7 +1,6 @@
 package pysparkext.variant.write.expressions
 
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{DataType, VariantType}
@@ -11,17 +10,12 @@ import org.apache.spark.sql.types.{DataType, VariantType}
  * Parquet spec layout with `schema`. The value does not change; at analysis
  * [[ResolveSpecLayoutWrites]] moves the mark into the output column's metadata
  * ([[SpecShreddingSchema.MetadataKey]]), which is what a Parquet write reads. The schema is
- * parsed and checked when the function is built, so a bad schema fails the query that names it.
+ * parsed and checked when the function is built ([[ShredVariantFunction]]), so a bad schema fails
+ * the query that names it.
  */
-case class ShredSpecVariant(child: Expression, schema: DataType) extends UnaryExpression {
+case class ShredSpecVariant(child: Expression, schema: DataType) extends ShredVariant {
   override def dataType: DataType = VariantType
   override def nullable: Boolean = child.nullable
-  override def prettyName: String = "shred_variant"
-
-  override def checkInputDataTypes(): TypeCheckResult =
-    if (child.dataType == VariantType) TypeCheckResult.TypeCheckSuccess
-    else TypeCheckResult.TypeCheckFailure(
-      s"shred_variant: column ${child.sql} is ${child.dataType.sql}, not VARIANT")
 
   override def eval(input: InternalRow): Any = child.eval(input)
 
