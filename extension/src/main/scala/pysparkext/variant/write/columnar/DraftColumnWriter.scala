@@ -1,7 +1,5 @@
 package pysparkext.variant.write.columnar
 
-import java.util.{ArrayList => JArrayList}
-
 import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.MessageType
@@ -173,19 +171,12 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     }
 
     /** The residual of the fields outside the schema, built by Spark's `VariantBuilder`. */
-    private def rest(): Array[Byte] = {
-      val b = new VariantBuilder(false)
-      val entries = new JArrayList[VariantBuilder.FieldEntry]()
-      var i = 0
-      while (i < outside.count) {
-        val key = VariantUtil.getMetadataKey(metadata, outside.ids(i))
-        entries.add(new VariantBuilder.FieldEntry(key, b.addKey(key), b.getWritePos))
-        b.appendVariant(variantAt(outside.at(i)))
-        i += 1
-      }
-      b.finishWritingObject(0, entries)
-      UntypedValue.encode(b.result())
-    }
+    private def rest(): Array[Byte] = UntypedValue.encode(objectByBuilder(outside) { (b, i) =>
+      val key = VariantUtil.getMetadataKey(metadata, outside.ids(i))
+      val entry = new VariantBuilder.FieldEntry(key, b.addKey(key), b.getWritePos)
+      b.appendVariant(variantAt(outside.at(i)))
+      entry
+    }.result())
 
     def typedNulls(r: Int): Unit = {
       writeNulls(objectLeaves, r, present)

@@ -1,7 +1,5 @@
 package pysparkext.variant.write.columnar
 
-import java.util.{ArrayList => JArrayList}
-
 import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.MessageType
@@ -197,18 +195,11 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
         out
       }
 
-      private def viaBuilder(): Array[Byte] = {
-        val b = new VariantBuilder(false)
-        val entries = new JArrayList[VariantBuilder.FieldEntry]()
-        var i = 0
-        while (i < outside.count) {
-          entries.add(new VariantBuilder.FieldEntry(ids.key(outside.ids(i)), outside.ids(i), b.getWritePos))
-          b.shallowAppendVariant(variantAt(outside.at(i)))
-          i += 1
-        }
-        b.finishWritingObject(0, entries)
-        b.valueWithoutMetadata()
-      }
+      private def viaBuilder(): Array[Byte] = objectByBuilder(outside) { (b, i) =>
+        val entry = new VariantBuilder.FieldEntry(ids.key(outside.ids(i)), outside.ids(i), b.getWritePos)
+        b.shallowAppendVariant(variantAt(outside.at(i)))
+        entry
+      }.valueWithoutMetadata()
     }
   }
 }

@@ -1,12 +1,15 @@
 package pysparkext.variant.write.columnar
 
+import java.util.{ArrayList => JArrayList}
+
 import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.schema.MessageType
 
-import org.apache.spark.types.variant.{Variant, VariantUtil}
+import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.apache.spark.unsafe.types.VariantVal
 
 import pysparkext.variant.codec.LittleEndian
+import pysparkext.variant.write.codec.OutsideFields
 
 /**
  * A top-level VARIANT column written straight into Parquet's column writers, row by row: the base
@@ -14,7 +17,8 @@ import pysparkext.variant.codec.LittleEndian
  * for the writer to walk, and numbers each distinct metadata (a generation, from 1), by which the
  * writers' field lookups ([[pysparkext.variant.write.codec.FieldsById]]) are reused from row to
  * row. It holds what both layouts do alike: the file's leaves ([[ParquetLeaves]]), a SQL NULL,
- * a nested value's bytes, and the walk over an array's elements.
+ * a nested value's bytes, the walk over an array's elements, and a residual object built by
+ * Spark's `VariantBuilder`.
  */
 private[write] abstract class VariantColumnWriter(message: MessageType, column: String,
                                                   store: ColumnWriteStore) {
@@ -71,4 +75,22 @@ private[write] abstract class VariantColumnWriter(message: MessageType, column: 
       }
       null
     })
+
+  /**
+   * The object of the fields `outside` a schema, built by Spark's `VariantBuilder` (which sorts
+   * the keys, or reports a key twice): `field(b, i)` writes the `i`-th field's key and value into
+   * `b` and gives its entry. The caller takes the bytes it needs from the builder.
+   */
+  protected final def objectByBuilder(outside: OutsideFields)
+                                     (field: (VariantBuilder, Int) => VariantBuilder.FieldEntry): VariantBuilder = {
+    val b = new VariantBuilder(false)
+    val entries = new JArrayList[VariantBuilder.FieldEntry]()
+    var i = 0
+    while (i < outside.count) {
+      entries.add(field(b, i))
+      i += 1
+    }
+    b.finishWritingObject(0, entries)
+    b
+  }
 }
