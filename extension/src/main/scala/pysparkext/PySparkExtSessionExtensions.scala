@@ -13,7 +13,8 @@ import pysparkext.pruning.{DistinctRelationCopies, WholePlanSchemaPruning}
 import pysparkext.variant.rules.{PushCorrelatedProjectionIntoUnionAtAnalysis,
   PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
   RewriteShreddedVariantPaths, ShreddedSkipPredicates}
-import pysparkext.writer.{ResolveSpecLayoutWrites, ShredDraftVariant, ShredVariantFunction}
+import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredVariantFunction}
+import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what

@@ -1,6 +1,4 @@
-package pysparkext.writer
-
-import java.util.{ArrayList => JArrayList}
+package pysparkext.variant.write.columnar
 
 import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.io.api.Binary
@@ -13,9 +11,10 @@ import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.apache.spark.unsafe.types.UTF8String
 
-import pysparkext.variant.codec.{LittleEndian, TypedValue, UntypedValue}
+import pysparkext.variant.codec.{TypedValue, UntypedValue}
 import pysparkext.variant.layout.DraftLayout
-import pysparkext.writer.ParquetLeaves.writeNulls
+import pysparkext.variant.write.codec.{DraftResidual, FieldsById, SpecShredder}
+import pysparkext.variant.write.columnar.ParquetLeaves.writeNulls
 
 /**
  * Writes one VARIANT column in the draft layout straight into Parquet's column writers, shredding
@@ -33,33 +32,24 @@ import pysparkext.writer.ParquetLeaves.writeNulls
  * [[ShreddedLeafWriters.Unsupported]] when built (with [[ParquetLeaves.Dry]] as the store, to check).
  */
 final class DraftColumnWriter(message: MessageType, column: String, shredding: DataType,
-                              store: ColumnWriteStore) extends VariantColumnWriter {
+                              store: ColumnWriteStore) extends VariantColumnWriter(message, column, store) {
   private val residual = new DraftResidual
 
-  private val file = new ParquetLeaves(message, store)
   import file.{definition, under => leavesUnder, writer}
   private def has(path: Array[String], name: String): Boolean =
     message.getType(path: _*).asGroupType().containsField(name)
 
   private val top: Level = level(Array(column), shredding)
-  private val topDefinition = definition(Array(column))
 
   protected def writeValue(): Unit = top.write(0, 0, whole = true)
 
-  def writeNull(): Unit = top.nulls(0, topDefinition - 1)
+  protected def nulls(r: Int, d: Int): Unit = top.nulls(r, d)
 
   private def level(path: Array[String], t: DataType): Level = t match {
     case s: StructType if has(path, DraftLayout.Object) => new ObjectLevel(path, s)
     case ArrayType(e, _) if has(path, DraftLayout.Array) => new ArrayLevel(path, e)
     case _: StructType | _: ArrayType | VariantType => new UntypedLevel(path)
     case p => new ScalarLevel(path, p)
-  }
-
-  /** The bytes of the value at `pos` alone (a copy), with the row's metadata. */
-  private def variantAt(pos: Int): Variant = {
-    val size = VariantUtil.valueSize(value, pos)
-    new Variant(if (pos == 0 && size == value.length) value
-      else java.util.Arrays.copyOfRange(value, pos, pos + size), metadata)
   }
 
   /** A level: its residual leaf, and every leaf under it (to write it null). */
@@ -181,19 +171,12 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
     }
 
     /** The residual of the fields outside the schema, built by Spark's `VariantBuilder`. */
-    private def rest(): Array[Byte] = {
-      val b = new VariantBuilder(false)
-      val entries = new JArrayList[VariantBuilder.FieldEntry]()
-      var i = 0
-      while (i < outside.count) {
-        val key = VariantUtil.getMetadataKey(metadata, outside.ids(i))
-        entries.add(new VariantBuilder.FieldEntry(key, b.addKey(key), b.getWritePos))
-        b.appendVariant(variantAt(outside.at(i)))
-        i += 1
-      }
-      b.finishWritingObject(0, entries)
-      UntypedValue.encode(b.result())
-    }
+    private def rest(): Array[Byte] = UntypedValue.encode(objectByBuilder(outside) { (b, i) =>
+      val key = VariantUtil.getMetadataKey(metadata, outside.ids(i))
+      val entry = new VariantBuilder.FieldEntry(key, b.addKey(key), b.getWritePos)
+      b.appendVariant(variantAt(outside.at(i)))
+      entry
+    }.result())
 
     def typedNulls(r: Int): Unit = {
       writeNulls(objectLeaves, r, present)
@@ -208,20 +191,12 @@ final class DraftColumnWriter(message: MessageType, column: String, shredding: D
       val (path, repetition) = file.listElement(arrayPath)
       (level(path, element), repetition)
     }
+    private val writeElement: (Int, Int) => Unit = (at, r) => elementLevel.write(at, r, whole = false)
 
     def write(pos: Int, r: Int, whole: Boolean): Unit = {
       if (VariantUtil.getType(value, pos) != VariantUtil.Type.ARRAY) return untypedOnly(pos, r, whole)
       untyped.writer.writeNull(r, present)
-      VariantUtil.handleArray(value, pos, (size, offsetSize, offsetStart, dataStart) => {
-        if (size == 0) writeNulls(arrayLeaves, r, arrayDefinition)
-        var j = 0
-        while (j < size) {
-          val at = dataStart + LittleEndian.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
-          elementLevel.write(at, if (j == 0) r else elementRepetition, whole = false)
-          j += 1
-        }
-        null
-      })
+      foreachElement(pos, r, elementRepetition, arrayLeaves, arrayDefinition, writeElement)
     }
 
     def typedNulls(r: Int): Unit = {

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.codec
 
 import org.apache.spark.types.variant.VariantUtil
 
@@ -10,7 +10,7 @@ import pysparkext.variant.codec.LittleEndian
  * key is decoded and looked up once per distinct metadata (a generation), not once per field and
  * row. `names` are the schema's fields, in order.
  */
-private[writer] final class FieldsById(names: Array[String]) {
+private[write] final class FieldsById(names: Array[String]) {
   private val byName: Map[String, Int] = names.zipWithIndex.toMap
   private var positions = new Array[Int](16)
   private var keys = new Array[String](16)
@@ -74,7 +74,7 @@ private[writer] final class FieldsById(names: Array[String]) {
 }
 
 /** The fields of one object outside the schema (dictionary id, position), as they are met. */
-private[writer] final class OutsideFields {
+private[write] final class OutsideFields {
   var ids = new Array[Int](8)
   var at = new Array[Int](8)
   var count = 0

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.codec
 
 import org.apache.spark.types.variant.VariantUtil
 import org.apache.spark.types.variant.VariantUtil.writeLong
@@ -9,7 +9,7 @@ import org.apache.spark.types.variant.VariantUtil.writeLong
  * narrowest widths for the largest id and for the data's size. The columnar writers build the
  * residual objects Spark's builder would, without its per-field entries and copies.
  */
-private[writer] object ObjectHeader {
+private[write] object ObjectHeader {
   /** The header's bytes for `n` fields, the largest id `maxId`, `dataSize` bytes of field values. */
   def size(n: Int, maxId: Int, dataSize: Int): Int =
     1 + sizeBytes(n) + n * integerSize(maxId) + (n + 1) * integerSize(dataSize)

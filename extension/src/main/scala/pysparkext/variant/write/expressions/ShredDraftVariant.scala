@@ -1,10 +1,9 @@
-package pysparkext.writer
+package pysparkext.variant.write.expressions
 
 import java.util.{ArrayList => JArrayList, HashMap => JHashMap, IdentityHashMap => JIdentityHashMap}
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
@@ -13,6 +12,7 @@ import org.apache.spark.unsafe.types.VariantVal
 
 import pysparkext.codegen.MethodCallCodegen
 import pysparkext.variant.codec.{TypedValue, UntypedValue}
+import pysparkext.variant.write.schema.ShreddingSchema
 
 /**
  * `shred_variant(v, 'schema')`: a VARIANT value in the draft layout for a shredding schema (see
@@ -20,8 +20,7 @@ import pysparkext.variant.codec.{TypedValue, UntypedValue}
  * otherwise to `untyped_value`. Object fields outside the schema go to the level's residual
  * `untyped_value`. Reading the result back as VARIANT gives the same values.
  */
-case class ShredDraftVariant(child: Expression, schemaDdl: String)
-  extends UnaryExpression {
+case class ShredDraftVariant(child: Expression, schemaDdl: String) extends ShredVariant {
 
   @transient private lazy val shredding: DataType = ShreddingSchema.parse(schemaDdl)
 
@@ -46,12 +45,6 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
 
   override def dataType: DataType = ShreddingSchema.draftType(shredding)
   override def nullable: Boolean = true
-  override def prettyName: String = "shred_variant"
-
-  override def checkInputDataTypes(): TypeCheckResult =
-    if (child.dataType == VariantType) TypeCheckResult.TypeCheckSuccess
-    else TypeCheckResult.TypeCheckFailure(
-      s"shred_variant expects a VARIANT, not ${child.dataType.sql}")
 
   override def eval(input: InternalRow): Any = evalValues(Array(child.eval(input)))
 
@@ -130,29 +123,4 @@ case class ShredDraftVariant(child: Expression, schemaDdl: String)
 
   override protected def withNewChildInternal(newChild: Expression): ShredDraftVariant =
     copy(child = newChild)
-}
-
-object ShredDraftVariant {
-  /** Builder for the SQL function: the schema must be a constant string. */
-  def build(args: Seq[Expression]): Expression = args match {
-    case Seq(v, schema) if constantString(schema) =>
-      val ddl = schemaDdl(schema)
-      // Checked here, when the function is called, as the spec layout's schema is.
-      try ShreddingSchema.parse(ddl) catch {
-        case e: IllegalArgumentException => throw new IllegalArgumentException(
-          s"Cannot shred column ${v.sql} in the draft layout: ${e.getMessage}", e)
-      }
-      ShredDraftVariant(v, ddl)
-    case _ => throw new IllegalArgumentException(
-      "shred_variant(variant, 'shredding schema') takes a VARIANT and a constant string")
-  }
-
-  /** Whether `e` is a constant string, as the function's schema and layout arguments must be. */
-  private[writer] def constantString(e: Expression): Boolean =
-    e.foldable && e.dataType.isInstanceOf[StringType]
-
-  /** The shredding schema's DDL, from a constant string argument (never null). */
-  private[writer] def schemaDdl(schema: Expression): String =
-    Option(schema.eval()).map(_.toString).getOrElse(
-      throw new IllegalArgumentException("shred_variant: the shredding schema must not be null"))
 }

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.codec
 
 import java.nio.charset.StandardCharsets
 
@@ -6,7 +6,7 @@ import org.apache.spark.types.variant.VariantUtil
 import org.apache.spark.types.variant.VariantUtil.writeLong
 
 import pysparkext.variant.codec.LittleEndian.readUnsigned
-import pysparkext.writer.ObjectHeader.integerSize
+import pysparkext.variant.write.codec.ObjectHeader.integerSize
 
 /**
  * The draft layout's residuals (`untyped_value`: a variant's metadata, then its value) for the
@@ -21,7 +21,7 @@ import pysparkext.writer.ObjectHeader.integerSize
  * that orders keys by their UTF-8 bytes, a key twice) it returns null and the caller builds the
  * residual with `VariantBuilder`, which sorts, or reports the duplicate as Spark does.
  */
-private[writer] final class DraftResidual {
+private[write] final class DraftResidual {
   private var value: Array[Byte] = _
   private var metadata: Array[Byte] = _
   private var generation = 0

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.columnar
 
 import org.apache.parquet.column.{ColumnDescriptor, ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.io.api.Binary
@@ -11,7 +11,7 @@ import org.apache.parquet.schema.Type.Repetition
  * absent), and each leaf's column writer comes from the file's store. With [[ParquetLeaves.Dry]]
  * as the store, a writer can be built (and a schema it cannot fill found) before a file exists.
  */
-private[writer] final class ParquetLeaves(val message: MessageType, store: ColumnWriteStore) {
+private[write] final class ParquetLeaves(val message: MessageType, store: ColumnWriteStore) {
   def definition(path: Array[String]): Int = message.getMaxDefinitionLevel(path: _*)
   def repetition(path: Array[String]): Int = message.getMaxRepetitionLevel(path: _*)
 
@@ -35,13 +35,13 @@ private[writer] final class ParquetLeaves(val message: MessageType, store: Colum
 }
 
 /** One leaf: its writer, its definition level when present, and its parent's (when absent). */
-private[writer] final class Leaf(val writer: ColumnWriter, val present: Int, val absent: Int) {
+private[write] final class Leaf(val writer: ColumnWriter, val present: Int, val absent: Int) {
   def bytes(b: Array[Byte], r: Int): Unit =
     if (b != null) writer.write(Binary.fromConstantByteArray(b), r, present)
     else writer.writeNull(r, absent)
 }
 
-private[writer] object ParquetLeaves {
+private[write] object ParquetLeaves {
   /** Every writer of `leaves` null, at repetition level `r` and definition level `d`. */
   def writeNulls(leaves: Array[ColumnWriter], r: Int, d: Int): Unit = {
     var i = 0

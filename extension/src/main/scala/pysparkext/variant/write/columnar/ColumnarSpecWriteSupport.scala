@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.columnar
 
 import scala.jdk.CollectionConverters._
 
@@ -16,6 +16,9 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.{DataType, StructType, VariantType}
 import org.apache.spark.types.variant.VariantSchema
+
+import pysparkext.variant.write.expressions.ShredDraftVariant
+import pysparkext.variant.write.schema.{ShreddingSchema, SpecShreddingSchema}
 
 /**
  * The spec-layout writer's Parquet write support: Spark's own `ParquetWriteSupport` decides the

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.columnar
 
 import org.apache.parquet.column.ColumnWriter
 import org.apache.parquet.io.api.Binary
@@ -57,7 +57,7 @@ object ShreddedLeafWriters {
     x.asInstanceOf[java.math.BigDecimal].unscaledValue
 
   /** Big-endian two's complement in exactly `width` bytes, as Parquet's FIXED_LEN_BYTE_ARRAY decimal. */
-  private[writer] def fixed(v: java.math.BigInteger, width: Int): Array[Byte] = {
+  private[write] def fixed(v: java.math.BigInteger, width: Int): Array[Byte] = {
     val minimal = v.toByteArray
     if (minimal.length == width) minimal
     else {

@@ -1,17 +1,16 @@
-package pysparkext.writer
+package pysparkext.variant.write.format
 
-import org.apache.hadoop.fs.Path
-import org.apache.hadoop.mapreduce.{Job, RecordWriter, TaskAttemptContext}
-import org.apache.parquet.hadoop.ParquetOutputFormat
+import org.apache.hadoop.mapreduce.Job
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
+import org.apache.spark.sql.execution.datasources.OutputWriterFactory
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 import pysparkext.ExtConf
+import pysparkext.variant.write.columnar.ColumnarSpecWriteSupport
+import pysparkext.variant.write.schema.SpecShreddingSchema
 
 /**
  * Spark's Parquet file format, except that a write shreds each VARIANT column that carries a
@@ -60,29 +59,4 @@ class SpecShreddingParquetFormat extends ParquetFileFormat {
   override def toString: String = "Parquet (spec-layout shredding)"
   override def hashCode(): Int = getClass.hashCode()
   override def equals(other: Any): Boolean = other.isInstanceOf[SpecShreddingParquetFormat]
-}
-
-/**
- * Spark's factory's file names, with a writer that never infers a shredding schema: the
- * column-by-column one ([[ColumnarSpecWriteSupport]]) when `columnar`, else Spark's plain writer.
- */
-class PlainParquetWriterFactory(spark: OutputWriterFactory, columnar: Boolean) extends OutputWriterFactory {
-  override def getFileExtension(context: TaskAttemptContext): String = spark.getFileExtension(context)
-  override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =
-    if (columnar) new ColumnarSpecOutputWriter(path, context)
-    else SparkInternals.plainParquetOutputWriter(path, context)
-}
-
-/**
- * Spark's `ParquetOutputWriter`, with the write support given as an object rather than by class
- * name in the conf (an executor's conf may not load the extension's classes by name).
- */
-class ColumnarSpecOutputWriter(val path: String, context: TaskAttemptContext) extends OutputWriter {
-  private val records: RecordWriter[Void, InternalRow] =
-    new ParquetOutputFormat[InternalRow](new ColumnarSpecWriteSupport) {
-      override def getDefaultWorkFile(context: TaskAttemptContext, extension: String): Path = new Path(path)
-    }.getRecordWriter(context)
-
-  override def write(row: InternalRow): Unit = records.write(null, row)
-  override def close(): Unit = records.close(context)
 }

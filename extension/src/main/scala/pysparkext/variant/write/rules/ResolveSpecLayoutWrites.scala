@@ -1,15 +1,17 @@
-package pysparkext.writer
+package pysparkext.variant.write.rules
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, ExprId, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Repartition, RepartitionByExpression, Sort}
-import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, Metadata, MetadataBuilder, StructType, VariantType}
-import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
+import org.apache.spark.sql.pysparkext.{DataError, SparkInternals, SparkInternalsProbe}
 
-import pysparkext.ExtConf
+import pysparkext.{ConfEntry, ExtConf, GuardedRule}
+import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredSpecVariant}
+import pysparkext.variant.write.format.SpecShreddingParquetFormat
+import pysparkext.variant.write.schema.SpecShreddingSchema
 
 /**
  * The spec-layout writer's analysis rule (post-hoc resolution), in two steps:
@@ -24,16 +26,26 @@ import pysparkext.ExtConf
  *    `INSERT` into a path or a table whose data schema keeps the marks) whose data carries a
  *    schema writes through [[SpecShreddingParquetFormat]].
  *
- * Unlike the optimisations, this rule does not fall back on an error: a write that was asked for a
- * shredding schema and silently got another would be wrong. With the master switch or
- * `spark.pyspark_ext.writer.specLayout.enabled` off, nothing changes: the marked variant is
- * written as Spark writes any VARIANT.
+ * {{{
+ * Before: InsertIntoHadoopFsRelationCommand parquet
+ *         +- Project [id, shred_variant(v, s, spec) AS v]
+ * After:  InsertIntoHadoopFsRelationCommand Parquet (spec-layout shredding)
+ *           (options + pyspark_ext.specLayoutWriter=true)
+ *         +- Project [id, v AS v {pyspark_ext.variantShreddingSchema: s}]
+ * }}}
+ *
+ * A [[GuardedRule]] like the others: with the master switch or
+ * `spark.pyspark_ext.writer.specLayout.enabled` off, nothing changes and the marked variant is
+ * written as Spark writes any VARIANT. An internal error leaves the plan as it was (the marked
+ * variant then is written as Spark writes any VARIANT) and logs a warning naming the rule; in
+ * strict mode it fails the query. Bad input (a marked column that is not a VARIANT) fails the query
+ * in any mode ([[DataError]]).
  */
-object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = {
-    if (!ExtConf.enabled || !SparkInternalsProbe.on(ExtConf.SpecLayoutWriter)) return plan
+object ResolveSpecLayoutWrites extends GuardedRule {
+  override protected def featureConf: ConfEntry[Boolean] = ExtConf.SpecLayoutWriter
+
+  override protected def rewrite(plan: LogicalPlan): LogicalPlan =
     writeThroughFormat(markColumns(markStructFields(plan)))
-  }
 
   private def unmark(e: Expression): Option[(Expression, DataType)] = e match {
     case ShredSpecVariant(child, schema) => Some((variant(child), schema))
@@ -43,7 +55,7 @@ object ResolveSpecLayoutWrites extends Rule[LogicalPlan] {
 
   /** The marked column, which must be a VARIANT (checked here: the mark is gone by CheckAnalysis). */
   private def variant(child: Expression): Expression = {
-    if (child.resolved && child.dataType != VariantType) throw new IllegalArgumentException(
+    if (child.resolved && child.dataType != VariantType) throw new DataError(
       s"Cannot shred column ${child.sql} in the Parquet spec layout: it is ${child.dataType.sql}, not VARIANT")
     child
   }

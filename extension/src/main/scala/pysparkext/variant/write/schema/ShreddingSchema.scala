@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.schema
 
 import scala.util.Try
 

@@ -1,15 +1,13 @@
-package pysparkext.writer
-
-import java.util.{ArrayList => JArrayList}
+package pysparkext.variant.write.columnar
 
 import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
-import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantSchema, VariantUtil}
+import org.apache.spark.types.variant.{VariantBuilder, VariantSchema, VariantUtil}
 
-import pysparkext.variant.codec.LittleEndian
-import pysparkext.writer.ParquetLeaves.writeNulls
+import pysparkext.variant.write.codec.{FieldsById, ObjectHeader, SpecShredder}
+import pysparkext.variant.write.columnar.ParquetLeaves.writeNulls
 
 /**
  * Writes one spec-layout shredded VARIANT column straight into Parquet's column writers, shredding
@@ -29,22 +27,20 @@ import pysparkext.writer.ParquetLeaves.writeNulls
  * [[ParquetLeaves.Dry]] as the store, to check).
  */
 final class SpecColumnWriter(message: MessageType, column: String, schema: VariantSchema,
-                             store: ColumnWriteStore) extends VariantColumnWriter {
-  private val file = new ParquetLeaves(message, store)
+                             store: ColumnWriteStore) extends VariantColumnWriter(message, column, store) {
   import file.{definition, under => leavesUnder, writer}
 
   private val top = new Level(Array(column), schema)
   private val metadataLeaf = child(Array(column), schema.topLevelMetadataIdx, "metadata")
-    .map(p => new Leaf(writer(p), definition(p), definition(Array(column))))
+    .map(p => new Leaf(writer(p), definition(p), topDefinition))
     .getOrElse(throw new ShreddedLeafWriters.Unsupported(s"$column has no metadata field"))
-  private val topDefinition = definition(Array(column))
 
   protected def writeValue(): Unit = {
     metadataLeaf.bytes(metadata, 0)
     top.write(0, 0)
   }
 
-  def writeNull(): Unit = top.nulls(0, topDefinition - 1)
+  protected def nulls(r: Int, d: Int): Unit = top.nulls(r, d)
 
   private def child(path: Array[String], at: Int, expected: String): Option[Array[String]] =
     if (at < 0) None
@@ -143,19 +139,11 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
         val (elementPath, repetition) = file.listElement(p)
         (new Level(elementPath, element), repetition)
       }
+      private val writeElement: (Int, Int) => Unit = (at, r) => elementLevel.write(at, r)
 
       def write(pos: Int, r: Int): Boolean = VariantUtil.getType(value, pos) == VariantUtil.Type.ARRAY && {
         if (valueLeaf != null) valueLeaf.writeNull(r, present)
-        VariantUtil.handleArray(value, pos, (size, offsetSize, offsetStart, dataStart) => {
-          if (size == 0) writeNulls(typedLeaves, r, empty)
-          var j = 0
-          while (j < size) {
-            val at = dataStart + LittleEndian.readUnsigned(value, offsetStart + offsetSize * j, offsetSize)
-            elementLevel.write(at, if (j == 0) r else elementRepetition)
-            j += 1
-          }
-          null
-        })
+        foreachElement(pos, r, elementRepetition, typedLeaves, empty, writeElement)
         true
       }
     }
@@ -207,20 +195,11 @@ final class SpecColumnWriter(message: MessageType, column: String, schema: Varia
         out
       }
 
-      private def viaBuilder(): Array[Byte] = {
-        val b = new VariantBuilder(false)
-        val entries = new JArrayList[VariantBuilder.FieldEntry]()
-        var i = 0
-        while (i < outside.count) {
-          entries.add(new VariantBuilder.FieldEntry(ids.key(outside.ids(i)), outside.ids(i), b.getWritePos))
-          val at = outside.at(i)
-          val size = VariantUtil.valueSize(value, at)
-          b.shallowAppendVariant(new Variant(java.util.Arrays.copyOfRange(value, at, at + size), metadata))
-          i += 1
-        }
-        b.finishWritingObject(0, entries)
-        b.valueWithoutMetadata()
-      }
+      private def viaBuilder(): Array[Byte] = objectByBuilder(outside) { (b, i) =>
+        val entry = new VariantBuilder.FieldEntry(ids.key(outside.ids(i)), outside.ids(i), b.getWritePos)
+        b.shallowAppendVariant(variantAt(outside.at(i)))
+        entry
+      }.valueWithoutMetadata()
     }
   }
 }

@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.schema
 
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types._

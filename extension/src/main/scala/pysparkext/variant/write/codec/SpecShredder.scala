@@ -1,4 +1,4 @@
-package pysparkext.writer
+package pysparkext.variant.write.codec
 
 import java.math.{BigDecimal => JBigDecimal, RoundingMode}
 
@@ -73,7 +73,7 @@ object SpecShredder {
   }
 
   /** A string value's UTF-8 bytes, in place (a short string or a long one, by its header). */
-  private[writer] def utf8(value: Array[Byte], pos: Int): Binary = {
+  private[write] def utf8(value: Array[Byte], pos: Int): Binary = {
     val header = value(pos) & 0xff
     if ((header & VariantUtil.BASIC_TYPE_MASK) == VariantUtil.SHORT_STR) {
       Binary.fromReusedByteArray(value, pos + 1, header >> VariantUtil.BASIC_TYPE_BITS)
