@@ -147,14 +147,44 @@ def _field(value: list, typed: pa.Array) -> pa.StructArray:
     return pa.StructArray.from_arrays([pa.array(value, pa.binary()), typed], names=["value", "typed_value"])
 
 
-def test_spec_value_and_typed_value_both_set(spark: SparkSession, tmp_path) -> None:
+def _stock_and_extension(spark: SparkSession, path: str, query: str) -> tuple[list, list]:
+    spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView("bad")
+    with confs(spark, {ENABLED: "false"}):
+        stock = query_rows_rounded(spark, query)
+    return stock, query_rows_rounded(spark, query)
+
+
+@pytest.mark.parametrize("query", ["SELECT id, to_json(v) FROM bad", "SELECT id, v:a::int FROM bad",
+                                   "SELECT id, to_json(v:b) FROM bad", "SELECT id, v:b[0]::int FROM bad"])
+def test_spec_value_and_typed_value_both_set_reads_typed_value(spark: SparkSession, tmp_path, query) -> None:
+    """The spec forbids writers to set both `value` and a non-object `typed_value`, and lets
+    readers fail or take `typed_value`. Stock Spark takes `typed_value`, so the extension does
+    (it must not fail a query stock Spark runs); the draft layout still fails."""
     a = _field([b"\x0c\x07"], pa.array([1], pa.int64()))  # value int8 7 and typed 1
+    element = pa.struct([pa.field("value", pa.binary()), pa.field("typed_value", pa.int64())])
+    b = pa.StructArray.from_arrays(
+        [pa.array([b"\x0c\x07"], pa.binary()),  # value int8 7 beside a typed array [2]
+         pa.array([[{"value": None, "typed_value": 2}]], pa.list_(element))], names=["value", "typed_value"])
     path = _spec_file(tmp_path / "both.parquet", [EMPTY_METADATA], [None],
+                      pa.StructArray.from_arrays([a, b], names=["a", "b"]))
+    stock, ext = _stock_and_extension(spark, path, query)
+    assert ext == stock
+    assert "7" not in repr(ext)
+
+
+def test_spec_null_shredded_field_group(spark: SparkSession, tmp_path) -> None:
+    """A shredded field's group is required by the spec (a missing field is a group of two
+    nulls): a null one fails the rebuilt value, naming the file, the column and the field, where
+    stock Spark raises MALFORMED_VARIANT."""
+    a = pa.StructArray.from_arrays([pa.array([None], pa.binary()), pa.array([None], pa.int64())],
+                                   names=["value", "typed_value"], mask=pa.array([True]))
+    path = _spec_file(tmp_path / "null_group.parquet", [EMPTY_METADATA], [None],
                       pa.StructArray.from_arrays([a], names=["a"]))
-    for query in ("SELECT to_json(v) FROM bad", "SELECT v:a::int FROM bad"):
-        message = _error(spark, path, query)
-        _names_file_and_column(message, "both.parquet")
-        assert "$.a" in message
+    message = _error(spark, path)
+    _names_file_and_column(message, "null_group.parquet")
+    assert "$.a" in message and "group is null" in message
+    with confs(spark, {ENABLED: "false"}):
+        assert "MALFORMED_VARIANT" in _error(spark, path)
 
 
 def test_spec_non_object_value_beside_shredded_fields(spark: SparkSession, tmp_path) -> None:

@@ -3,7 +3,7 @@ package pysparkext.variant.expressions
 import java.time.ZoneId
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, TimeZoneAwareExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, TimeZoneAwareExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.variant.{VariantCastArgs, VariantGet, VariantPathSegment}
 import org.apache.spark.sql.types.{BinaryType, DataType, Decimal, DecimalType, StructType, VariantType}
@@ -41,7 +41,8 @@ case class ShreddedVariantGet(
     path: String,
     timeZoneId: Option[String] = None,
     withDictionary: Boolean = false,
-    spec: Boolean = false)
+    spec: Boolean = false,
+    shreddedFieldsWin: Boolean = false)
   extends Expression with TimeZoneAwareExpression {
 
   private def places: Int = if (withDictionary) children.length - 1 else children.length
@@ -157,6 +158,10 @@ case class ShreddedVariantGet(
       level: ShreddedLevel,
       row: InternalRow,
       dictionary: Array[Byte]): Either[Any, Variant] = {
+    if (shreddedFieldsWin && targetType.isInstanceOf[StructType] && level.objectOrdinal >= 0 &&
+        !row.isNullAt(level.objectOrdinal)) {
+      return Left(asStruct(level, row, targetType.asInstanceOf[StructType], path, dictionary))
+    }
     val typedOnly = level.objectOrdinal < 0 && level.arrayOrdinal < 0 && level.typed >= 0 &&
       !row.isNullAt(level.typed) && (level.untyped < 0 || row.isNullAt(level.untyped))
     if (typedOnly && level.typedType == targetType) {
@@ -168,6 +173,60 @@ case class ShreddedVariantGet(
     } else {
       Right(ShreddedLevel.build(level, row, column, path, dictionary))
     }
+  }
+
+  /**
+   * A shredded object read as a struct the way Spark reads it when it pushes the cast into its
+   * scan (`spark.sql.variant.pushVariantIntoScan`): each struct field that the object shreds
+   * comes from its shredded group alone (a group of two nulls is a missing field: null), any
+   * other from the residual object. The residual is not checked for copies of shredded fields,
+   * as Spark's scan does not check it; rebuilding the whole value (push-down off) does, and fails.
+   */
+  private def asStruct(
+      level: ShreddedLevel,
+      row: InternalRow,
+      target: StructType,
+      at: String,
+      dictionary: Array[Byte]): InternalRow = {
+    val obj = row.getStruct(level.objectOrdinal, level.fields.length)
+    lazy val residual: Variant =
+      if (level.untyped < 0 || row.isNullAt(level.untyped)) null else {
+        val r = UntypedValue.decode(row.getBinary(level.untyped), dictionary, column, at)
+        if (r.getType != VariantUtil.Type.OBJECT) {
+          throw ShreddedVariantException.inRow(column, at,
+            s"typed_value is an object but value holds a ${r.getType.toString.toLowerCase}, " +
+              "not an object of the remaining fields")
+        }
+        r
+      }
+    val out = new GenericInternalRow(target.length)
+    var i = 0
+    while (i < target.length) {
+      val f = target.fields(i)
+      val ord = level.fields.indexWhere(_._1 == f.name)
+      val shredded = ord >= 0 && (!obj.isNullAt(ord) || level.shreddedEverywhere.contains(f.name))
+      if (shredded) {
+        val fieldPath = s"$at.${f.name}"
+        if (obj.isNullAt(ord)) {
+          throw ShreddedVariantException.inRow(column, fieldPath, "the shredded field's group is null")
+        }
+        val fieldLevel = level.fields(ord)._2
+        val group = obj.getStruct(ord, fieldLevel.width)
+        out.update(i, f.dataType match {
+          case s: StructType if fieldLevel.objectOrdinal >= 0 && !group.isNullAt(fieldLevel.objectOrdinal) =>
+            asStruct(fieldLevel, group, s, fieldPath, dictionary)
+          case t =>
+            val v = ShreddedLevel.build(fieldLevel, group, column, fieldPath, dictionary)
+            if (v == null) null
+            else VariantGet.cast(v, t, castArgs)
+        })
+      } else if (residual != null) {
+        val v = residual.getFieldByKey(f.name)
+        if (v != null) out.update(i, VariantGet.cast(v, f.dataType, castArgs))
+      }
+      i += 1
+    }
+    out
   }
 
   // Generated code evaluates the children and calls evalValues, so a plan holding this

@@ -48,8 +48,10 @@ final case class ShreddedLevel(
       column: String,
       path: String,
       dictionary: Array[Byte]): Boolean = {
+    val typedWins = spec && objectOrdinal < 0 &&
+      ((arrayOrdinal >= 0 && !row.isNullAt(arrayOrdinal)) || (typed >= 0 && !row.isNullAt(typed)))
     val untypedValue =
-      if (untyped >= 0 && !row.isNullAt(untyped)) {
+      if (!typedWins && untyped >= 0 && !row.isNullAt(untyped)) {
         UntypedValue.decode(row.getBinary(untyped), dictionary, column, path)
       } else null
     if (objectOrdinal >= 0 && !row.isNullAt(objectOrdinal)) {
@@ -57,7 +59,9 @@ final case class ShreddedLevel(
         dictionary)
       true
     } else if (arrayOrdinal >= 0 && !row.isNullAt(arrayOrdinal)) {
-      if (untypedValue != null) {
+      // The spec forbids writers to set both, and leaves readers free to fail or to take
+      // typed_value; Spark takes typed_value, so the spec layout does too (the draft fails).
+      if (untypedValue != null && !spec) {
         throw ShreddedVariantException.inRow(column, path,
           s"both ${shreddedName(DraftLayout.Array)} and $residualName are non-null; " +
             "at most one may be")
@@ -76,7 +80,7 @@ final case class ShreddedLevel(
       b.finishWritingArray(start, offsets)
       true
     } else if (typed >= 0 && !row.isNullAt(typed)) {
-      if (untypedValue != null) {
+      if (untypedValue != null && !spec) {
         throw ShreddedVariantException.inRow(column, path,
           s"both typed_value and $residualName are non-null; at most one may be")
       }
@@ -110,6 +114,14 @@ final case class ShreddedLevel(
     var i = 0
     while (i < fields.length) {
       val (name, level) = fields(i)
+      if (obj.isNullAt(i) && spec && shreddedEverywhere.contains(name)) {
+        // The spec's shredded field groups are required: a null one is not a missing field (that
+        // is a group of two nulls). A field some files lack is null there, so only a field every
+        // file shreds is checked. Spark raises MALFORMED_VARIANT here.
+        throw ShreddedVariantException.inRow(column, s"$path.$name",
+          "the shredded field's group is null; a missing field has a non-null group whose " +
+            "value and typed_value are both null")
+      }
       if (!obj.isNullAt(i)) {
         val id = b.addKey(name)
         val offset = b.getWritePos - start

@@ -73,7 +73,7 @@ object ShreddedPaths {
       .map(part(root, rootType, _))
     val slow = ShreddedVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
       targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined,
-      spec = spec)
+      spec = spec, shreddedFieldsWin = spec && targetType.isInstanceOf[StructType] && pushesIntoScan)
     val leaf = if (complete && targetType != VariantType) typedLeaf(leafPlace) else None
     leaf.flatMap { case (typed, untyped) =>
       val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
@@ -84,6 +84,15 @@ object ShreddedPaths {
       }
     }.getOrElse(slow)
   }
+
+  /**
+   * Spark's `spark.sql.variant.pushVariantIntoScan`: with it on, stock Spark reads a variant cast
+   * to a struct field by field in its scan, so a shredded field wins over a copy in the residual
+   * (see [[ShreddedVariantGet]]); with it off it rebuilds the value, which rejects the copy.
+   */
+  private def pushesIntoScan: Boolean =
+    scala.util.Try(org.apache.spark.sql.internal.SQLConf.get
+      .getConfString("spark.sql.variant.pushVariantIntoScan")).toOption.exists(_.trim.equalsIgnoreCase("true"))
 
   /**
    * `VariantGet.cast` of a non-null typed value, as a plain Spark cast where that is the same
