@@ -48,7 +48,8 @@ def test_path_reads_read_shredded_leaves(spark, variants):
     stock, ext = compare(spark, "SELECT variant_get(v, '$.a', 'int') FROM variants WHERE p = 0")
     assert any("typed_value" in s for s in ext.read_schemas), ext.read_schemas
     assert "typed_value" not in "".join(stock.read_schemas)
-    assert not _warnings(spark, "variants")
+    # left to Delta only inside the MERGE that wrote it, never for a query
+    assert all("read by the command" in w for w in _warnings(spark, "variants"))
 
 
 def test_conflicting_files_are_left_to_delta(spark):
