@@ -1,6 +1,10 @@
 """Nested pruning on Delta tables: rows equal stock Spark + Delta, with deletion vectors, column
 mapping (renamed, dropped and re-added columns), time travel, MERGE, partitions, nested schema
 evolution and OPTIMIZE / Z-order."""
+from tests.tables.sessions import PRODUCTS, skip_unless_line
+
+skip_unless_line(PRODUCTS["delta"])
+
 import re
 
 import pytest

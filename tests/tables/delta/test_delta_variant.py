@@ -2,6 +2,10 @@
 spec-layout files): rows equal stock Spark + Delta with deletion vectors, MERGE-written files,
 partitions and time travel; tables the extension cannot read through Delta's format are left to
 Delta with one warning."""
+from tests.tables.sessions import PRODUCTS, skip_unless_line
+
+skip_unless_line(PRODUCTS["delta"])
+
 import pytest
 
 import pyspark_ext

@@ -93,6 +93,11 @@ object DeltaScans extends Logging {
 
   val PhysicalNameKey = "delta.columnMapping.physicalName"
 
+  /** Whether `format` is Delta's with column mapping on (or a Delta format that cannot tell). */
+  def isColumnMapped(format: FileFormat): Boolean = isDelta(format) &&
+    (try call(call(call(format, "metadata"), "columnMappingMode"), "name").toString != "none"
+     catch { case NonFatal(_) => true })
+
   private def fields(t: DataType): Iterator[StructField] = t match {
     case s: StructType => s.fields.iterator.flatMap(f => Iterator(f) ++ fields(f.dataType))
     case ArrayType(e, _) => fields(e)

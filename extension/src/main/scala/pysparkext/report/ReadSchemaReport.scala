@@ -56,7 +56,7 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       // Delta's column mapping names the files' columns otherwise than the filters do; Delta
       // translates the filters it pushes, the count here could not.
       val countRowGroups = parquet && files.length <= MaxRowGroupFiles &&
-        !DeltaScans.isColumnMapped(relation.dataSchema) &&
+        !DeltaScans.isColumnMapped(relation.dataSchema) && !DeltaScans.isColumnMapped(relation.fileFormat) &&
         SparkInternalsProbe.missingFor(ExtConf.RowGroupMetrics).isEmpty
       // One footer read per file serves both the byte estimate and the row-group count.
       val footers = if (!parquet) Nil else ParquetFooters.read(
