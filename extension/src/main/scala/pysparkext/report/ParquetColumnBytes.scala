@@ -7,6 +7,8 @@ import org.apache.parquet.schema.{GroupType, MessageType, Type}
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types._
 
+import pysparkext.parquet.DeltaScans
+
 /**
  * Bytes of the Parquet column chunks a Spark read schema selects, from file footers. The walk
  * follows the Spark schema down the Parquet schema, so it sees through LIST and MAP wrappers in
@@ -27,9 +29,18 @@ object ParquetColumnBytes {
   private def selected(message: MessageType, schema: StructType): Seq[String] =
     struct(message, schema, Nil)
 
+  /**
+   * A column's name in the files: its own, or, under Delta's column mapping (modes `name` and
+   * `id` both write physical names), the physical name its metadata holds.
+   */
+  private def fileName(f: StructField): String =
+    if (f.metadata.contains(DeltaScans.PhysicalNameKey)) f.metadata.getString(DeltaScans.PhysicalNameKey)
+    else f.name
+
   private def struct(g: GroupType, s: StructType, path: List[String]): Seq[String] =
     s.fields.toSeq.flatMap { f =>
-      g.getFields.asScala.find(_.getName.equalsIgnoreCase(f.name)).toSeq
+      val name = fileName(f)
+      g.getFields.asScala.find(_.getName.equalsIgnoreCase(name)).toSeq
         .flatMap(t => column(t, f.dataType, t.getName :: path))
     }
 

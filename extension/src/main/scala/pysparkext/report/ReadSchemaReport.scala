@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import pysparkext.{Comet, ExtConf}
 import pysparkext.exec.RowGroupMetricsExec
-import pysparkext.parquet.{ParquetFooters, RowGroups}
+import pysparkext.parquet.{DeltaScans, ParquetFooters, RowGroups}
 import pysparkext.pruning.Need
 
 /**
@@ -66,7 +66,10 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       val fullSchema = full.getOrElse(locationKey(relation), relation.dataSchema)
       val files = relation.location.inputFiles.toSeq
       val parquet = relation.fileFormat.isInstanceOf[ParquetFileFormat] && files.nonEmpty
+      // Delta's column mapping names the files' columns otherwise than the filters do; Delta
+      // translates the filters it pushes, the count here could not.
       val countRowGroups = parquet && files.length <= MaxRowGroupFiles &&
+        !DeltaScans.isColumnMapped(relation.dataSchema) && !DeltaScans.isColumnMapped(relation.fileFormat) &&
         SparkInternalsProbe.missingFor(ExtConf.RowGroupMetrics).isEmpty
       // One footer read per file serves both the byte estimate and the row-group count.
       val footers = if (!parquet) Nil else ParquetFooters.read(
@@ -79,7 +82,7 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       }
       Map(
         "table" -> name,
-        "format" -> relation.fileFormat.toString,
+        "format" -> formatName(relation.fileFormat),
         "full_schema" -> fullSchema.catalogString,
         "read_schema" -> read.catalogString,
         "full_leaves" -> Need.leafCount(fullSchema),
@@ -89,7 +92,11 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         "pushed_filters" -> dataFilters.map(_.sql),
         "parquet_filters" -> pushed(dataFilters).map(_.toString),
         "files" -> files.length) ++ (if (!countRowGroups) Map.empty[String, Any] else {
-          val (total, kept) = RowGroups.count(footers, pushed(dataFilters))
+          // A Delta scan with its optimisations off (a DML scan over deletion vectors without
+          // Spark's row-index column) pushes no filter to Parquet.
+          val (total, kept) = if (DeltaScans.pushesFilters(relation.fileFormat)) {
+            RowGroups.count(footers, pushed(dataFilters))
+          } else RowGroups.count(footers, Nil)
           Map[String, Any]("row_groups" -> total, "row_groups_read" -> kept,
             "row_groups_skipped" -> (total - kept))
         }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value) ++
@@ -128,6 +135,13 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
     case MapType(k, v, _) => readLeaves(k) + readLeaves(v)
     case _ => 1
   }
+
+  /** Spark's name for a format; Delta's format (whose string holds its whole protocol and
+   * metadata) as `Delta`. */
+  private def formatName(format: org.apache.spark.sql.execution.datasources.FileFormat): String =
+    if (DeltaScans.isDelta(format)) {
+      if (format.getClass.getName == DeltaScans.FormatClass) "Delta" else s"Delta (${format.getClass.getName})"
+    } else format.toString
 
   private def locationKey(fs: HadoopFsRelation): String =
     fs.location.rootPaths.map(_.toString).sorted.mkString(",")

@@ -4,14 +4,14 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.NamedExpression
-import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, Command, LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.parquet.{FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
+import pysparkext.parquet.{DeltaScans, FooterSchemas, ListedFilesParquetFormat, ParquetFormats, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, PerFileTypes, SpecLayout}
@@ -52,6 +52,11 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
     val infer = ExtConf.InferDraftLayout.get
+    // Delta's commands (MERGE, UPDATE, DELETE...) take the analysed table plan and rebuild its
+    // relation themselves (fewer columns, other files, extra metadata columns), which a relation
+    // read as structs under a reconstruction would not survive. The queries they then run over
+    // the table are plain queries, analysed again, and rewritten then.
+    val command = plan.collectFirst { case c: Command => c.nodeName }
     // Not resolveOperators: Spark caches a catalog table's relation, already marked analyzed,
     // and hands the same node to later queries, which must still be rewritten (a relation once
     // rewritten has no VARIANT candidates left, so the rule never applies twice).
@@ -62,11 +67,35 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
           // An analyzed relation (a temp view or DataFrame made with inference off) has had its
           // struct columns resolved against by the plan above; presenting them as VARIANT now
           // would leave that plan unresolved.
-          val columns = candidates(fs, infer && table.isEmpty && !r.analyzed)
-          if (columns.isEmpty) r else resolve(r, fs, columns, table.map(_.identifier.unquotedString))
+          val delta = DeltaScans.isDelta(fs.fileFormat)
+          val columns = candidates(fs, infer && table.isEmpty && !r.analyzed && !delta)
+          val name = table.map(_.identifier.unquotedString)
+          if (columns.isEmpty) r
+          else if (delta) {
+            command.map(c => s"it is read by the command $c, which rebuilds the table's plan itself")
+              .orElse(DeltaScans.whyNotComposable(fs)) match {
+              case Some(reason) => leave(fs, name, reason); r
+              case None => resolve(r, fs, columns, name, delta = true)
+            }
+          } else if (!ownFormat(fs)) {
+            DeltaScans.warnOnce(s"pyspark-ext leaves the variant columns of ${tableLabel(fs, name)} to its " +
+              s"own reader: its file format ${fs.fileFormat.getClass.getName} is neither Spark's " +
+              "Parquet format nor Delta's")
+            r
+          } else resolve(r, fs, columns, name, delta = false)
       }
     }
   }
+
+  /** Spark's own Parquet format, or one of the extension's that reads as it does. */
+  private def ownFormat(fs: HadoopFsRelation): Boolean =
+    fs.fileFormat.getClass == classOf[ParquetFileFormat] || ParquetFormats.readsAsSpark(fs.fileFormat)
+
+  private def tableLabel(fs: HadoopFsRelation, table: Option[String]): String =
+    table.getOrElse(fs.location.rootPaths.map(_.toString).mkString(","))
+
+  private def leave(fs: HadoopFsRelation, table: Option[String], reason: String): Unit =
+    DeltaScans.leaveToDelta(tableLabel(fs, table), "the shredded variant reads", reason)
 
   private def candidates(fs: HadoopFsRelation, inferred: Boolean): Seq[String] =
     fs.dataSchema.fields.toSeq.collect {
@@ -144,7 +173,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       r: LogicalRelation,
       fs: HadoopFsRelation,
       columns: Seq[String],
-      table: Option[String]): LogicalPlan = {
+      table: Option[String],
+      delta: Boolean): LogicalPlan = {
     val footers = layouts(fs, columns, table)
     val found = footers.map { case (status, types, _) => status -> types }
     if (!found.exists(_._2.exists(_.isInstanceOf[Shredded]))) return r
@@ -176,6 +206,21 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       if (at < 0) groups += (types -> Seq(status))
       else groups(at) = (mergeAll(groups(at)._1, types).get, groups(at)._2 :+ status)
     }
+    // A Delta scan keeps Delta's file index and format (deletion vectors, row tracking), so it
+    // cannot be split by files, nor read raw typed leaves (which need Spark's row-based reader).
+    if (delta && groups.length > 1) {
+      leave(fs, table, "its files shred a variant column in conflicting ways, which would need " +
+        "one scan per group of files")
+      return r
+    }
+    if (delta && groups.exists(_._1.exists {
+        case Shredded(t) => VariantGroupsAsStructsParquetFormat.hasRawLeaves(t)
+        case _ => false
+      })) {
+      leave(fs, table, "a file shreds a value into a Parquet type Spark has no column type for " +
+        "(TIME, nanosecond timestamps, UUID), which Spark's vectorised reader cannot read")
+      return r
+    }
     val fileTypes = perFile.map { case (status, types) => status.getPath -> types }.toMap
     val marked = groups.toSeq.map { case (merged, files) =>
       merged.zipWithIndex.map {
@@ -191,7 +236,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     }
     val branches = marked.zipWithIndex.map { case ((types, files), g) =>
       branch(r, fs, columns.zip(types).toMap, if (groups.length == 1) None else Some(files), g,
-        table)
+        table, delta)
     }
     if (branches.length == 1) branches.head else Union(branches)
   }
@@ -220,7 +265,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       draft: Map[String, Option[StructType]],
       files: Option[Seq[FileStatus]],
       g: Int,
-      table: Option[String]): LogicalPlan = {
+      table: Option[String],
+      delta: Boolean): LogicalPlan = {
     def draftType(name: String): Option[StructType] = draft.get(name).flatten
     val dataSchema = StructType(fs.dataSchema.fields.map { f =>
       draftType(f.name).map(t => LayoutMarks.mark(StructField(f.name, t, nullable = true)))
@@ -234,14 +280,20 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       SparkInternals.fileIndex(session, fileList.map(_.getPath: Path), fs.options ++ base,
         if (fs.partitionSchema.isEmpty) None else Some(fs.partitionSchema))
     }.getOrElse(fs.location)
-    val format = if (draft.values.flatten.exists(t =>
-        SpecLayout.isSpec(t) || VariantGroupsAsStructsParquetFormat.hasRawLeaves(t))) {
-      new VariantGroupsAsStructsParquetFormat
-    } else if (fs.fileFormat.getClass == classOf[ParquetFileFormat]) {
-      new ListedFilesParquetFormat
-    } else fs.fileFormat
+    val specLayout = draft.values.flatten.exists(t =>
+      SpecLayout.isSpec(t) || VariantGroupsAsStructsParquetFormat.hasRawLeaves(t))
+    // Delta's format stays, and reads the variant groups as structs through the scan's Hadoop
+    // options (Delta hands them to Spark's reader). Delta's files are never rewritten in place,
+    // so the listed-files check is not needed there.
+    val format = if (delta) fs.fileFormat
+      else if (specLayout) new VariantGroupsAsStructsParquetFormat
+      else if (fs.fileFormat.getClass == classOf[ParquetFileFormat]) new ListedFilesParquetFormat
+      else fs.fileFormat
+    val options = if (delta && specLayout) {
+      fs.options + (VariantGroupsAsStructsParquetFormat.IgnoreAnnotation -> "true")
+    } else fs.options
     val relation = SparkInternals.withFiles(fs, location, dataSchema, format,
-      if (files.isEmpty) fs.bucketSpec else None, session)
+      if (files.isEmpty) fs.bucketSpec else None, session, options)
     val output = r.output.map { a =>
       draftType(a.name).map(t => SparkInternals.attribute(a.name, t, nullable = true,
         LayoutMarks.mark(StructField(a.name, t)).metadata, qualifier = a.qualifier))

@@ -207,9 +207,10 @@ object SparkInternals {
       dataSchema: StructType,
       fileFormat: FileFormat,
       bucketSpec: Option[BucketSpec],
-      session: org.apache.spark.sql.SparkSession): HadoopFsRelation =
+      session: org.apache.spark.sql.SparkSession,
+      options: Map[String, String]): HadoopFsRelation =
     fs.copy(location = location, dataSchema = dataSchema, fileFormat = fileFormat,
-      bucketSpec = bucketSpec)(session)
+      bucketSpec = bucketSpec, options = options)(session)
 
   /**
    * A file scan: (scan node, relation, the schema it reads from the files, data filters). By
