@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from pyspark_ext import adtech_data
+from pyspark_ext.data import adtech as adtech_data
 from tests.tables.sessions import PRODUCTS, table_session
 
 # Each test module skips itself unless this is Delta's Spark line (skip_unless_line).
@@ -43,7 +43,7 @@ def sql(spark, *statements: str) -> None:
 
 @pytest.fixture(scope="session")
 def events(spark, tmp_path_factory):
-    """The ad-tech event log (tests/nested_shapes.py's ``events``) as a Delta table with deletion
+    """The ad-tech event log (tests/support/nested_shapes.py's ``events``) as a Delta table with deletion
     vectors, after a DELETE and an UPDATE of a nested field."""
     path = str(tmp_path_factory.mktemp("data") / "events_parquet")
     adtech_data.write_events(spark, path, rows=1200, payload_width=8)

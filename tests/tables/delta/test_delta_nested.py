@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from tests.differential import compare
-from tests.nested_shapes import SHAPES
+from tests.support.differential import compare
+from tests.support.nested_shapes import SHAPES
 
 #: The columns Delta's planner adds to a scan of a table with deletion vectors.
 DV_COLUMNS = re.compile(r",?(__delta_internal_is_row_deleted:tinyint|_tmp_metadata_row_index:bigint)")
@@ -20,7 +20,7 @@ def data_schemas(run) -> list[str]:
     return sorted(DV_COLUMNS.sub("", s).replace("<,", "<") for s in run.read_schemas)
 
 
-#: A cross-section of tests/nested_shapes.py (operators, arrays, maps, generators, subqueries),
+#: A cross-section of tests/support/nested_shapes.py (operators, arrays, maps, generators, subqueries),
 #: kept small so the Delta suite stays quick.
 DELTA_SHAPES = ["project_filter", "alias_through_join", "array_field_two_levels", "map_value_field",
                 "map_keys", "exists", "filter_then_field", "size_and_isnotnull", "count_after_explode",

@@ -9,7 +9,7 @@ skip_unless_line(PRODUCTS["delta"])
 import pytest
 
 import pyspark_ext
-from tests.differential import run
+from tests.support.differential import run
 from tests.tables.delta.conftest import _variant_table, sql
 
 
