@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from pyspark_ext import jar
-from pyspark_ext.data import adtech
 from tests.tables.sessions import PRODUCTS, skip_unless_line, table_session
 
 COMET = PRODUCTS["comet"]
@@ -31,12 +30,3 @@ def spark(tmp_path_factory):
     session = table_session(COMET, str(tmp_path_factory.mktemp("warehouse")))
     yield session
     session.stop()
-
-
-@pytest.fixture(scope="session")
-def events(spark, tmp_path_factory):
-    """The nested ad-tech event log as temp view ``events`` (2,000 rows in 4 files)."""
-    path = str(tmp_path_factory.mktemp("data") / "events")
-    adtech.write_events(spark, path, rows=2000, payload_width=24)
-    spark.read.parquet(path).createOrReplaceTempView("events")
-    return path
