@@ -2,7 +2,8 @@
 
 Structs in arrays in structs (page views holding clicked items), a map of structs, string arrays,
 and a wide, sparse payload struct of which any one query uses a leaf or two. Every value is a
-function of the row id and the seed, so a dataset is reproducible from its parameters.
+function of the row id and the random seed passed in, so a dataset is reproducible from its
+parameters.
 """
 from __future__ import annotations
 

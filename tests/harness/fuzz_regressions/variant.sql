@@ -54,7 +54,7 @@ SELECT v FROM variant_draft;
 -- reference: variant_truth
 -- ansi: false
 -- order: none
--- finding: rows differed: schema_of_variant of $.score is BIGINT unshredded, DECIMAL(p,0) from the draft layout, whose decimal(38,10) score column holds integers (as the seed allows: any number in any number column that holds it exactly; schema_of_variant may then report another numeric type). Against another storage the fuzzer now reads exact numeric type names as NUMBER (equivalence.exact_numeric_schemas). Found when every draft file was shredded by the last schema (a bug of data.py, fixed)
+-- finding: rows differed: schema_of_variant of $.score is BIGINT unshredded, DECIMAL(p,0) from the draft layout, whose decimal(38,10) score column holds integers (as the Spark shredding proposal's draft layout allows: any number in any number column that holds it exactly; schema_of_variant may then report another numeric type). Against another storage the fuzzer now reads exact numeric type names as NUMBER (equivalence.exact_numeric_schemas). Found when every draft file was shredded by the last schema (a bug of data.py, fixed)
 -- status: fixed
 SELECT id, SCHEMA_OF_VARIANT(TRY_VARIANT_GET(v, '$.score', 'variant')) FROM variant_draft;
 
