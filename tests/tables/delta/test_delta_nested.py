@@ -101,8 +101,27 @@ def test_explain_read_schema_reports_delta_scans(spark, events, cm_name):
     [scan] = pyspark_ext.explain_read_schema(spark.sql("SELECT user.geo.city FROM events"))
     assert scan["format"] == "Delta" and scan["table"] == "spark_catalog.default.events"
     assert 0 < scan["bytes_read"] < scan["bytes_full"]
-    # column mapping: the read schema is reported; row groups are not counted (filters name
-    # logical columns, the files physical ones)
+    # column mapping: the read schema is reported, with the bytes of the files' physically named
+    # columns; row groups are not counted (filters name logical columns, the files physical ones)
     [scan] = pyspark_ext.explain_read_schema(spark.sql("SELECT s.b.c FROM cm_name WHERE y > 3"))
     assert scan["read_schema"].startswith("struct<y:int,s:struct<b:struct<c:string>>")
+    assert 0 < scan["bytes_read"] < scan["bytes_full"]
     assert "row_groups" not in scan
+
+
+def test_delta_switch_leaves_delta_scans_as_delta_plans_them(spark, events, tmp_path):
+    """With ``spark.pyspark_ext.delta.enabled=false`` a Delta scan reads what stock Spark + Delta
+    reads, with the same rows, while a Parquet path in the same session is still pruned."""
+    from pyspark_ext import settings
+    from tests.support.differential import confs
+    path = str(tmp_path / "events_parquet")
+    spark.table("events").write.parquet(path)
+    spark.read.parquet(path).createOrReplaceTempView("events_path")
+    on_delta, on_path = SHAPES["exists"][0], SHAPES["exists"][0].replace("events", "events_path")
+    with confs(spark, {settings.DELTA_TABLES: "false"}):
+        delta_stock, delta_off = compare(spark, on_delta)
+        path_stock, path_ext = compare(spark, on_path)
+    assert data_schemas(delta_off) == data_schemas(delta_stock)
+    assert path_ext.leaves < path_stock.leaves
+    _, delta_on = compare(spark, on_delta)
+    assert delta_on.leaves < delta_stock.leaves

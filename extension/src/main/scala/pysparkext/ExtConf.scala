@@ -83,6 +83,13 @@ object ExtConf {
       Iceberg's own scan builder, which is asked for the pruned columns). Needs
       `spark.pyspark_ext.nestedSchemaPruning.enabled`.""")
 
+  val DeltaTables: ConfEntry[Boolean] =
+    switch("spark.pyspark_ext.delta.enabled", default = true, """
+      The extension's work on Delta Lake table scans: whole-plan nested schema pruning, shredded
+      variant path reads through Delta's own file format, and nested leaves as columns. `false`
+      leaves every Delta scan as Delta plans it; other tables in the same query are still
+      optimised.""")
+
   /** Gates both layouts: spec-layout reads need this and [[SpecVariant]]. */
   val ShreddedVariant: ConfEntry[Boolean] = switch("spark.pyspark_ext.variant.enabled", default = true,
     alternatives = Seq("spark.pyspark_ext.variant.draftLayout.enabled"), doc = """

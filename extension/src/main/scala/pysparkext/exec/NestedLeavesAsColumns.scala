@@ -10,7 +10,7 @@ import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.SparkInternals.{FileScan, StructFieldOf}
 
 import pysparkext.{Comet, ExtConf, GuardedPlanRule}
-import pysparkext.parquet.{LeafColumnsParquetFormat, LeafColumnsReader, LeafPath, ParquetFormats}
+import pysparkext.parquet.{DeltaScans, LeafColumnsParquetFormat, LeafColumnsReader, LeafPath, ParquetFormats}
 
 /**
  * Reads nested struct fields of a vectorized Parquet scan as top-level columns: under a
@@ -55,7 +55,7 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
   // would keep Comet off the scan (see pysparkext.Comet).
   private def eligible(s: FileSourceScanExec): Boolean = s match {
     case FileScan(_, relation, _, _) => s.supportsColumnar && !SparkInternals.isBucketedScan(s) &&
-      relation.fileFormat.isInstanceOf[ParquetFileFormat] &&
+      relation.fileFormat.isInstanceOf[ParquetFileFormat] && !DeltaScans.switchedOff(relation.fileFormat) &&
       !(Comet.readsFormat(relation.fileFormat) && Comet.takesParquetScans())
     case _ => false
   }

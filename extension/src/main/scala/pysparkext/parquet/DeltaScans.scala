@@ -8,7 +8,9 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation}
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, MetadataBuilder, StructField, StructType}
+
+import pysparkext.ExtConf
 
 /**
  * Delta Lake scans, recognised without a compile-time dependency on Delta (by class name and
@@ -41,6 +43,9 @@ object DeltaScans extends Logging {
 
   /** The newest reader protocol version the extension knows (3: table features). */
   val MaxReaderVersion = 3
+
+  /** Whether `format` is Delta's and `spark.pyspark_ext.delta.enabled` leaves its scans to Delta. */
+  def switchedOff(format: FileFormat): Boolean = !ExtConf.DeltaTables.get && isDelta(format)
 
   /** Whether `format` is Delta's Parquet format, or a subclass of it. */
   def isDelta(format: FileFormat): Boolean = format != null &&
@@ -97,6 +102,35 @@ object DeltaScans extends Logging {
   def isColumnMapped(format: FileFormat): Boolean = isDelta(format) &&
     (try call(call(call(format, "metadata"), "columnMappingMode"), "name").toString != "none"
      catch { case NonFatal(_) => true })
+
+  /**
+   * `schema` (logical names, as Spark plans a column-mapped Delta table) with each field's
+   * physical name taken from the table's own schema in `format`'s metadata, so a walk over the
+   * files' footers finds the columns; `schema` unchanged if `format` is not Delta's or cannot tell.
+   */
+  def withPhysicalNames(format: FileFormat, schema: StructType): StructType =
+    if (!isDelta(format)) schema else {
+      try call(call(format, "metadata"), "schema") match {
+        case table: StructType => annotate(schema, table).asInstanceOf[StructType]
+        case _ => schema
+      } catch { case NonFatal(_) => schema }
+    }
+
+  private def annotate(t: DataType, table: DataType): DataType = (t, table) match {
+    case (s: StructType, ts: StructType) => StructType(s.fields.map { f =>
+      ts.fields.find(_.name.equalsIgnoreCase(f.name)) match {
+        case Some(tf) if tf.metadata.contains(PhysicalNameKey) =>
+          val metadata = new MetadataBuilder().withMetadata(f.metadata)
+            .putString(PhysicalNameKey, tf.metadata.getString(PhysicalNameKey)).build()
+          f.copy(dataType = annotate(f.dataType, tf.dataType), metadata = metadata)
+        case Some(tf) => f.copy(dataType = annotate(f.dataType, tf.dataType))
+        case None => f
+      }
+    })
+    case (ArrayType(e, n), ArrayType(te, _)) => ArrayType(annotate(e, te), n)
+    case (MapType(k, v, n), MapType(tk, tv, _)) => MapType(annotate(k, tk), annotate(v, tv), n)
+    case _ => t
+  }
 
   private def fields(t: DataType): Iterator[StructField] = t match {
     case s: StructType => s.fields.iterator.flatMap(f => Iterator(f) ++ fields(f.dataType))

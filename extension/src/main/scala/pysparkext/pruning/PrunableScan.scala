@@ -12,6 +12,8 @@ import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.pysparkext.SparkInternals.FileRelation
 import org.apache.spark.sql.types.{StructField, StructType}
 
+import pysparkext.parquet.DeltaScans
+
 /**
  * A scan whose columns can be read with a pruned nested type: what it outputs, which of its
  * columns come from the data files, and how to rebuild it with pruned output attributes.
@@ -40,7 +42,8 @@ object PrunableScan {
   def unapply(plan: LogicalPlan): Option[PrunableScan] = plan match {
     case _ if !SQLConf.get.nestedSchemaPruningEnabled => None
     case FileRelation(r, fs, output, _)
-        if fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat] =>
+        if (fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat]) &&
+          !DeltaScans.switchedOff(fs.fileFormat) =>
       Some(PrunableScan(r, output, fs.dataSchema, newOutput => {
         val dataSchema = StructType(fs.dataSchema.fields.map { f =>
           newOutput.find(a => SQLConf.get.resolver(a.name, f.name))

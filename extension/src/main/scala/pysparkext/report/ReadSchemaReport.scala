@@ -76,7 +76,11 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         files.take(if (countRowGroups) files.length else MaxFooters), conf)
       val bytes = if (!parquet) None else {
         val sample = footers.take(MaxFooters)
-        val (r, f) = ParquetColumnBytes.measure(sample, fullSchema, read)
+        // Under Delta's column mapping the plan's schemas name columns logically, the files
+        // physically: the names come from the table's schema in Delta's format
+        val (r, f) = ParquetColumnBytes.measure(sample,
+          DeltaScans.withPhysicalNames(relation.fileFormat, fullSchema),
+          DeltaScans.withPhysicalNames(relation.fileFormat, read))
         val scale = files.length.toDouble / sample.length
         Some(((r * scale).toLong, (f * scale).toLong))
       }

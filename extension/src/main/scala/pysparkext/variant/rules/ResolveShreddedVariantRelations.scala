@@ -70,7 +70,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
           val delta = DeltaScans.isDelta(fs.fileFormat)
           val columns = candidates(fs, infer && table.isEmpty && !r.analyzed && !delta)
           val name = table.map(_.identifier.unquotedString)
-          if (columns.isEmpty) r
+          if (columns.isEmpty || DeltaScans.switchedOff(fs.fileFormat)) r
           else if (delta) {
             command.map(c => s"it is read by the command $c, which rebuilds the table's plan itself")
               .orElse(DeltaScans.whyNotComposable(fs)) match {
