@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# Shared test assertions, rewritten as a test module's are, so that a failure shows its values.
+pytest.register_assert_rewrite("tests.support.battery.outcomes")
 
 
 from pyspark_ext import jar  # noqa: E402

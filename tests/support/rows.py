@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pyspark.sql import Row, SparkSession
+from pyspark.sql import DataFrame, Row, SparkSession
 
 from pyspark_ext.testing.outcome import normalise
 
@@ -41,6 +41,8 @@ def query_rows(spark: SparkSession, query: str) -> list[str]:
     return row_strings(spark.sql(query).collect())
 
 
-def query_rows_rounded(spark: SparkSession, query: str) -> list[str]:
-    """The query's rows, as :func:`row_strings` with doubles rounded."""
-    return row_strings(spark.sql(query).collect(), round_floats=True)
+def query_rows_rounded(spark: SparkSession, query: str | DataFrame) -> list[str]:
+    """The query's rows (a SQL string, or a DataFrame already built), as :func:`row_strings` with
+    doubles rounded."""
+    df = spark.sql(query) if isinstance(query, str) else query
+    return row_strings(df.collect(), round_floats=True)

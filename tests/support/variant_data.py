@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
+from pathlib import Path
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from pyspark_ext.spark_shredding import spark_shredding
 
@@ -46,10 +48,15 @@ def mixed_json(n: int, seed: int = 7) -> list[str | None]:
     return out
 
 
+def mixed_truth(spark: SparkSession, n: int, seed: int) -> DataFrame:
+    """``mixed_json`` events as (id, VARIANT) rows, parsed by ``parse_json``: unshredded."""
+    return spark.createDataFrame(list(enumerate(mixed_json(n, seed=seed))), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v")
+
+
 def mixed_variants(spark: SparkSession, n: int, seed: int, view: str):
     """``mixed_json`` events as (id, VARIANT) rows, also registered as temp view ``view``."""
-    truth = spark.createDataFrame(list(enumerate(mixed_json(n, seed=seed))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
+    truth = mixed_truth(spark, n, seed)
     truth.createOrReplaceTempView(view)
     return truth
 
@@ -68,6 +75,20 @@ CONFLICTING = "struct<id: string, user: struct<name: string>, items: array<struc
 def write_spec(spark: SparkSession, df, path: str, schema: str | None) -> None:
     with spark_shredding(spark, schema is not None, schema):
         df.coalesce(1).write.mode("overwrite").parquet(path)
+
+
+def write_spec_three_ways(spark: SparkSession, truth: DataFrame, base: Path) -> str:
+    """``truth``'s rows as spec-layout files shredded three ways, as Spark's writer does per file
+    (``id % 3`` picks ``FULL``, ``CONFLICTING`` or no shredding), gathered in one table
+    ``base/table``; returns the table as a query source."""
+    table = base / "table"
+    table.mkdir()
+    for i, schema in enumerate([FULL, CONFLICTING, None]):
+        part = str(base / f"part{i}")
+        write_spec(spark, truth.where(f"id % 3 = {i}"), part, schema)
+        for f in (base / f"part{i}").glob("*.parquet"):
+            shutil.move(str(f), str(table / f"{i}-{f.name}"))
+    return source(table)
 
 
 def source(path) -> str:

@@ -19,26 +19,18 @@ from pyspark.sql import SparkSession
 import pyspark_ext
 from tests.support.differential import ENABLED, confs
 from tests.support.rows import query_rows_rounded
-from tests.support.variant_data import (ANSI, CONFLICTING, FAILING, FULL, QUERIES, mixed_json, source,
-                                       write_spec)
+from tests.support.variant_data import (ANSI, FAILING, FULL, QUERIES, mixed_truth, source, write_spec,
+                                       write_spec_three_ways)
 
 
 @pytest.fixture(scope="module")
 def spec(spark: SparkSession, tmp_path_factory):
     base = tmp_path_factory.mktemp("spec")
-    texts = mixed_json(600, seed=3)
-    truth = spark.createDataFrame(list(enumerate(texts)), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
-    table = base / "table"
-    table.mkdir()
-    for i, schema in enumerate([FULL, CONFLICTING, None]):
-        part = str(base / f"part{i}")
-        write_spec(spark, truth.where(f"id % 3 = {i}"), part, schema)
-        for f in (base / f"part{i}").glob("*.parquet"):
-            shutil.move(str(f), str(table / f"{i}-{f.name}"))
+    truth = mixed_truth(spark, 600, seed=3)
+    spec = write_spec_three_ways(spark, truth, base)
     one = str(base / "one")
     write_spec(spark, truth, one, FULL)
-    return {"base": base, "spec": source(table), "spec_one": source(one)}
+    return {"base": base, "spec": spec, "spec_one": source(one)}
 
 
 def stock_and_ext(spark: SparkSession, query: str) -> tuple[list[str], list[str]]:

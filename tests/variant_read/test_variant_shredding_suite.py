@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pytest
 from pyspark.sql import SparkSession
 
+from tests.support.battery.outcomes import assert_same_outcome
 from tests.support.battery.variant_shredding_cases import CASES, PUSH_VARIANT_INTO_SCAN, TABLES
 from tests.support.differential import ENABLED, confs
 from tests.support.rows import row_strings
@@ -93,10 +94,4 @@ def test_spark_variant_shredding_case(request, spark, files, push, vectorized, n
     with confs(spark, settings):
         stock = outcome(spark, files[case.table], case.expr, enabled=False)
         ext = outcome(spark, files[case.table], case.expr, enabled=True)
-    if stock.error is not None:
-        assert ext.error is not None, f"stock Spark fails, the extension does not: {stock.error[:300]}"
-        assert ext.error_classes >= stock.error_classes, (
-            f"other error: {ext.error[:600]}\nstock: {stock.error[:600]}")
-        return
-    assert ext.error is None, f"fails with the extension on, not without: {ext.error[:1500]}"
-    assert ext.rows == stock.rows
+    assert_same_outcome(stock, ext)

@@ -7,8 +7,6 @@ internal error fails the test instead of falling back.
 """
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from pyspark.sql import SparkSession
 
@@ -17,8 +15,8 @@ from benchmarks.nested_queries import NESTED_QUERIES
 from tests.support.differential import ENABLED, confs
 from tests.support.nested_shapes import SHAPES
 from tests.support.rows import query_rows, query_rows_rounded, row_strings
-from tests.support.variant_data import (CONFLICTING, FULL, QUERIES, SHRED_SCHEMA, mixed_json, source,
-                                       write_spec)
+from tests.support.variant_data import (QUERIES, SHRED_SCHEMA, mixed_truth, mixed_variants,
+                                       write_spec_three_ways)
 
 COMET_ON = "spark.comet.enabled"
 OFF_HEAP_VECTORS = "spark.sql.columnVector.offheap.enabled"
@@ -98,26 +96,14 @@ def test_comet_scan_reads_the_pruned_schema(spark: SparkSession, events, name: s
 @pytest.fixture(scope="module")
 def spec(spark: SparkSession, tmp_path_factory) -> str:
     """Spec-layout files shredded three ways (as Spark's writer does per file), one table."""
-    base = tmp_path_factory.mktemp("spec")
-    truth = spark.createDataFrame(list(enumerate(mixed_json(300, seed=3))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
-    table = base / "table"
-    table.mkdir()
-    for i, schema in enumerate([FULL, CONFLICTING, None]):
-        part = str(base / f"part{i}")
-        write_spec(spark, truth.where(f"id % 3 = {i}"), part, schema)
-        for f in (base / f"part{i}").glob("*.parquet"):
-            shutil.move(str(f), str(table / f"{i}-{f.name}"))
-    return source(table)
+    return write_spec_three_ways(spark, mixed_truth(spark, 300, seed=3), tmp_path_factory.mktemp("spec"))
 
 
 @pytest.fixture(scope="module")
 def draft(spark: SparkSession, tmp_path_factory) -> str:
     """Draft-layout files read as VARIANT (view ``comet_draft``), and the truth (``comet_truth``)."""
     path = str(tmp_path_factory.mktemp("draft") / "draft")
-    truth = spark.createDataFrame(list(enumerate(mixed_json(300))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
-    truth.createOrReplaceTempView("comet_truth")
+    truth = mixed_variants(spark, 300, seed=7, view="comet_truth")
     pyspark_ext.shred(truth, "v", SHRED_SCHEMA).coalesce(2).write.mode("overwrite").parquet(path)
     spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView("comet_draft")
     return path

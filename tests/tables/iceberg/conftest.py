@@ -59,13 +59,13 @@ def compare(spark, query: str):
     order and sum doubles in another order."""
     import pyspark_ext
     from tests.support.differential import ENABLED, Run
-    from tests.support.rows import row_strings
+    from tests.support.rows import query_rows_rounded
 
     def run(enabled: bool) -> Run:
         spark.conf.set(ENABLED, str(enabled).lower())
         try:
             df = spark.sql(query)
-            return Run(row_strings(df.collect(), round_floats=True), pyspark_ext.explain_read_schema(df))
+            return Run(query_rows_rounded(spark, df), pyspark_ext.explain_read_schema(df))
         finally:
             spark.conf.set(ENABLED, "true")
 
