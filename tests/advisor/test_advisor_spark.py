@@ -40,6 +40,7 @@ def extension_reads(spark, tmp_path_factory, events):
     return queries, reads, tables
 
 
+@pytest.mark.slow
 def test_python_read_schemas_are_supersets_of_the_extensions(extension_reads):
     """Every leaf the extension reads is in the Python read schema. Presence reads (``size``,
     ``count(struct)``, an explode's row count) pick the extension's own cheapest leaf, so the rule

@@ -179,6 +179,7 @@ MIXED = [
 ]
 
 
+@pytest.mark.slow
 def test_eight_threads_on_one_session(spark: SparkSession, mixed_tables: dict[str, str]) -> None:
     queries = [q.format(t=mixed_tables[t]) for t, q in MIXED]
     # Stock Spark's rows; for the draft layout (a struct to stock Spark) the unshredded values'.

@@ -86,6 +86,7 @@ def outcomes(tmp_path_factory) -> dict[str, str]:
 NOT_LOADED = "the pyspark-ext extension is not loaded in this session"
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("entry,name", [("explain", "explain_read_schema"), ("shred", "shred"),
                                         ("verify", "verify"), ("advise_write", "advise --write")])
 def test_entry_points_say_the_extension_is_not_loaded(outcomes, entry, name):
@@ -95,11 +96,13 @@ def test_entry_points_say_the_extension_is_not_loaded(outcomes, entry, name):
     assert "pyspark_ext.configure(SparkSession.builder).getOrCreate()" in message
 
 
+@pytest.mark.subprocess
 def test_a_wrong_jar_path_is_named(outcomes):
     message = outcomes["explain_wrong_jar_path"]
     assert NOT_LOADED in message and "no-such.jar" in message, message
 
 
+@pytest.mark.subprocess
 def test_configure_over_a_running_session_without_the_extension_fails(outcomes):
     message = outcomes["configure_over_running_session"]
     assert message.startswith("ExtensionNotLoadedError: configure: a SparkSession is already running "
@@ -107,22 +110,26 @@ def test_configure_over_a_running_session_without_the_extension_fails(outcomes):
     assert "spark.stop()" in message
 
 
+@pytest.mark.subprocess
 def test_configure_in_a_jvm_started_without_the_jar_fails(outcomes):
     message = outcomes["configure_in_a_jvm_without_the_jar"]
     assert message.startswith("ExtensionNotLoadedError: configure: this process's JVM was started by an "
                               "earlier session without the pyspark-ext jar"), message
 
 
+@pytest.mark.subprocess
 def test_a_session_made_by_configure_passes_the_check(outcomes):
     assert outcomes["explain_with_extension"] == "no error"
 
 
+@pytest.mark.subprocess
 def test_unknown_key_given_to_the_builder_is_warned_about(outcomes):
     warnings = outcomes["builder_unknown_key"]
     assert "unknown setting spark.pyspark_ext.strcit is ignored" in warnings
     assert "nearest known setting is spark.pyspark_ext.strict " in warnings
 
 
+@pytest.mark.subprocess
 def test_bad_value_given_to_the_builder_fails_naming_it(outcomes):
     message = outcomes["builder_bad_value"]
     assert "spark.pyspark_ext.variant.specLayout.enabled" in message, message

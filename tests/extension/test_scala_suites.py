@@ -10,6 +10,8 @@ import pytest
 from pyspark_ext.testing import scala_suites
 
 
+# A JVM of its own (ScalaTest's runner): `python -m pyspark_ext.testing.scala_suites` is the fast way
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("mvn") is None and not scala_suites.scalatest_ready(),
                     reason="ScalaTest is fetched with Maven once, and mvn is not on PATH")
 def test_scala_rule_suites_pass() -> None:

@@ -100,6 +100,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.subprocess
 def test_cli_status_reads_the_manifest_without_starting_spark(spark, tmp_path):
     path = str(tmp_path / "p")
     p = make(spark, path)
