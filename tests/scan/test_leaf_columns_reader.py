@@ -194,3 +194,37 @@ def test_partitioned_table(spark: SparkSession, partitioned: str, query: str) ->
     modes = same_rows_in_modes(spark, query.format(t=partitioned), READER)
     assert len(modes.on.rows) > 1
     assert LEAF_FORMAT in modes.on.plan and LEAF_FORMAT not in modes.off.plan
+
+
+@pytest.mark.parametrize("ignore_annotation", ["false", "true"])
+def test_a_variant_group_read_as_a_struct_as_spark_reads_it(
+        spark: SparkSession, tmp_path, ignore_annotation: str) -> None:
+    """Spark's writer annotates a VARIANT column's group with Parquet's VARIANT logical type, and
+    Spark's vectorized reader reads that group as a struct only under
+    `spark.sql.parquet.ignoreVariantAnnotation` (else it fails: "Invalid Spark read type"). The
+    leaf reader read the struct's leaves either way, returning rows where Spark fails."""
+    path = str(tmp_path / "annotated")
+    with spark_shredding(spark, True, "a int"):
+        spark.range(3).selectExpr("id AS k", "parse_json(format_string('{\"a\": %d}', id)) AS v") \
+            .coalesce(1).write.parquet(path)
+    physical = "k bigint, v struct<metadata binary, value binary, typed_value struct<" \
+               "a struct<value binary, typed_value int>>>"
+    settings = {"spark.sql.parquet.ignoreVariantAnnotation": ignore_annotation}
+
+    def read(enabled: str):
+        with confs(spark, {ENABLED: enabled, **settings}):
+            df = spark.read.schema(physical).parquet(path).selectExpr("k", "v.typed_value.a.typed_value")
+            plan = df._jdf.queryExecution().executedPlan().toString()
+            try:
+                return sorted(map(repr, df.collect())), plan
+            except Exception as e:  # noqa: BLE001 - a failure is compared
+                return e, plan
+
+    stock, _ = read("false")
+    ours, plan = read("true")
+    assert LEAF_FORMAT in plan  # the scan is planned for the leaf reader either way
+    if ignore_annotation == "false":
+        assert isinstance(stock, Exception) and "Invalid Spark read type" in str(stock)
+        assert isinstance(ours, Exception) and "Invalid Spark read type" in str(ours)
+    else:
+        assert ours == stock and len(stock) == 3

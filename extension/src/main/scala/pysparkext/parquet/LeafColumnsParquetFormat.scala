@@ -17,7 +17,11 @@ import pysparkext.parquet.RowGroups.FilterSettings
  * them. Anything that reader does not cover is read by `delegate` exactly as before: off-heap
  * vectors, INT96 conversion, field-id matching, leaves that Spark's variant
  * push-down extracts from a variant binary (not stored as columns), and files where a leaf's path
- * is not a plain chain of groups to a primitive.
+ * is not a plain chain of groups to a primitive. A path through a group annotated with Parquet's
+ * VARIANT logical type counts as a chain of groups only where the scan reads such groups as
+ * structs (`spark.sql.parquet.ignoreVariantAnnotation` set for it, or the delegate being
+ * [[VariantGroupsAsStructsParquetFormat]], which sets it for its own reader); elsewhere Spark's
+ * vectorized reader rejects the struct read of a VARIANT group, and so must this format.
  */
 class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[LeafPath])
   extends DelegatingParquetFormat(delegate) {
@@ -36,12 +40,14 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
       sql.getConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ).toString)
     val capacity = sql.parquetVectorizedReaderBatchSize
     val paths = leaves
-    // The delegate's own check, which this reader would bypass.
+    // The delegate's own checks, which this reader would bypass.
     val checkListed = delegate.isInstanceOf[ListedFilesParquetFormat]
+    val variantGroupsAsStructs = delegate.isInstanceOf[VariantGroupsAsStructsParquetFormat] ||
+      hadoopConf.getBoolean(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, false)
     (file: PartitionedFile) => {
       if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, conf())
       LeafColumnsReader.open(file, conf(), requiredSchema, partitionSchema, paths, filters, settings,
-          rebase, capacity) match {
+          rebase, capacity, variantGroupsAsStructs) match {
         case Some(reader) =>
           Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
           reader.asInstanceOf[Iterator[InternalRow]]

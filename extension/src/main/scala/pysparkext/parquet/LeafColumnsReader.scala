@@ -111,7 +111,9 @@ object LeafColumnsReader {
   /**
    * The reader of `file`'s split, or None where some leaf's path in the file is not a plain chain
    * of groups to a primitive (then Spark's own reader must read the file). Nothing but the
-   * footer is read before that is known.
+   * footer is read before that is known. A group annotated as VARIANT is such a group only when
+   * `variantGroupsAsStructs` (the scan reads them as structs); else Spark's reader reads the file,
+   * and rejects the struct read as it does without this reader.
    */
   def open(
       file: PartitionedFile,
@@ -122,12 +124,14 @@ object LeafColumnsReader {
       filters: Seq[Filter],
       settings: FilterSettings,
       rebaseModes: (String, String),
-      capacity: Int): Option[LeafColumnsReader] = {
+      capacity: Int,
+      variantGroupsAsStructs: Boolean): Option[LeafColumnsReader] = {
     val inputFile = HadoopInputFile.fromPath(file.toPath, conf)
     val footer = ParquetFooters.readSplit(inputFile, file, conf)
     val meta = footer.getFileMetaData
     val fileSchema = meta.getSchema
-    val found = leaves.map(l => column(fileSchema, l.names(schema), settings.caseSensitive))
+    val found = leaves.map(l =>
+      column(fileSchema, l.names(schema), settings.caseSensitive, variantGroupsAsStructs))
     if (!found.forall(_.isDefined)) return None
     val descriptors = found.map(_.flatten)
     val keyValues = meta.getKeyValueMetaData
@@ -148,12 +152,16 @@ object LeafColumnsReader {
   /**
    * The leaf at `names`, matched as Spark matches names (case-insensitively unless told not to):
    * Some(column), Some(None) where the file lacks it (it reads as null), None where the file's
-   * path is not a plain chain of groups to a primitive.
+   * path is not a plain chain of groups to a primitive (a group annotated as VARIANT is one of
+   * its groups only if `variantGroupsAsStructs`).
    */
   private def column(
       fileSchema: MessageType,
       names: Seq[String],
-      caseSensitive: Boolean): Option[Option[ColumnDescriptor]] = {
+      caseSensitive: Boolean,
+      variantGroupsAsStructs: Boolean): Option[Option[ColumnDescriptor]] = {
+    def plainGroup(t: Type): Boolean = Option(t.getLogicalTypeAnnotation).forall(a =>
+      variantGroupsAsStructs && a.getClass.getSimpleName.contains("Variant"))
     def field(group: GroupType, name: String): Option[Type] =
       if (group.containsField(name)) Some(group.getType(name))
       else if (caseSensitive) None
@@ -165,8 +173,7 @@ object LeafColumnsReader {
     def find(group: GroupType, rest: Seq[String], path: List[String]): Option[Option[List[String]]] =
       field(group, rest.head) match {
         case None => Some(None)
-        case Some(t) if t.isRepetition(Type.Repetition.REPEATED) || !t.isPrimitive &&
-            Option(t.getLogicalTypeAnnotation).exists(!_.getClass.getSimpleName.contains("Variant")) => None
+        case Some(t) if t.isRepetition(Type.Repetition.REPEATED) || !t.isPrimitive && !plainGroup(t) => None
         case Some(t) if rest.length == 1 => if (t.isPrimitive) Some(Some(path :+ t.getName)) else None
         case Some(t) if t.isPrimitive => None
         case Some(t) => find(t.asGroupType(), rest.tail, path :+ t.getName)
