@@ -80,6 +80,7 @@ def mutated_residuals(spark: SparkSession, tmp_path_factory) -> tuple[str, list[
 MUTATION_QUERIES = ["SELECT id, to_json(v) FROM {t}", "SELECT id, v:k[1]::string, v:n::int FROM {t}"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", MUTATION_QUERIES)
 def test_mutated_residual_errors_or_reads_as_stock(spark: SparkSession, mutated_residuals, query: str) -> None:
     """Where stock Spark reads a mutated binary, the extension returns the same rows or fails
@@ -120,6 +121,7 @@ def _judge(spark: SparkSession, stock_sql: str, ext_sql: str, file: str) -> str:
     return "error"
 
 
+@pytest.mark.slow
 def test_mutated_draft_value_errors_or_reads_as_stock(spark: SparkSession, tmp_path) -> None:
     """The draft layout's untyped_value (metadata then value) with the value mutated: the rows
     stock Spark reads from the same two binaries (an unshredded variant), or an error naming the

@@ -21,6 +21,7 @@ def make(spark, path=None):
     return p
 
 
+@pytest.mark.slow
 def test_cli_run_update_status_vacuum(spark, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(PATH_ENV, str(tmp_path / "p"))
     spark.createDataFrame([(i, i) for i in range(10)], "key int, value int").write.parquet(

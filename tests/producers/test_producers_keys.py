@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import decimal
 import hashlib
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,9 @@ from hypothesis import strategies as st
 from pyspark.sql import Row
 
 from pyspark_ext.producers import Add, Delete, Pipeline, ProducerError, Update
+
+# Each test runs whole pipelines (several Spark jobs): in CI, not in the fast set
+pytestmark = pytest.mark.slow
 
 
 def rows(df):

@@ -18,6 +18,9 @@ from pyspark_ext.producers import merge, merge_batches
 from pyspark_ext.producers.rows import arrow_type, sort_key
 from pyspark_ext.producers.storage import Store
 
+# Each test runs whole pipelines (several Spark jobs): in CI, not in the fast set
+pytestmark = pytest.mark.slow
+
 STRUCT = StructType([StructField("a", IntegerType(), False), StructField("b", StringType(), False)])
 TYPES = {"long": (LongType(), lambda i: i), "string": (StringType(), lambda i: f"k{i:03d}"),
          "struct": (STRUCT, lambda i: {"a": i // 3, "b": f"s{i % 3}"})}

@@ -9,6 +9,9 @@ from pyspark.sql import functions as F
 
 from pyspark_ext.producers import Add, Delete, Pipeline, ProducerError, Update
 
+# Each test runs whole pipelines (several Spark jobs): in CI, not in the fast set
+pytestmark = pytest.mark.slow
+
 
 def rows(df):
     return [tuple(r) for r in df.collect()]

@@ -313,6 +313,7 @@ def test_udf_receives_the_whole_variant(spark: SparkSession, variants) -> None:
     assert query_rows(spark, q.format(t="draft")) == query_rows(spark, q.format(t="truth"))
 
 
+@pytest.mark.slow
 def test_strings_in_a_numeric_path_cast_as_spark_casts_them(spark: SparkSession, tmp_path) -> None:
     # Strings in the residual of a shredded bigint path: cast with one Cast per expression, which
     # must answer exactly what Spark's per-value cast answers, and fail where it fails.
