@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from tests.support.differential import compare
+from pyspark_ext import settings
+from tests.support.differential import compare, confs
 from tests.support.nested_shapes import SHAPES
 
 #: The columns Delta's planner adds to a scan of a table with deletion vectors.
@@ -112,8 +113,6 @@ def test_explain_read_schema_reports_delta_scans(spark, events, cm_name):
 def test_delta_switch_leaves_delta_scans_as_delta_plans_them(spark, events, tmp_path):
     """With ``spark.pyspark_ext.delta.enabled=false`` a Delta scan reads what stock Spark + Delta
     reads, with the same rows, while a Parquet path in the same session is still pruned."""
-    from pyspark_ext import settings
-    from tests.support.differential import confs
     path = str(tmp_path / "events_parquet")
     spark.table("events").write.parquet(path)
     spark.read.parquet(path).createOrReplaceTempView("events_path")
