@@ -261,8 +261,6 @@ def test_update_of_a_pipeline_never_run(spark, tmp_path):
 
 
 def test_produce_that_raises_names_stage_and_key(spark, tmp_path):
-    p = fruit_pipeline(spark, tmp_path)
-
     def fussy(key, values):
         for v in values:
             if key == 105:
