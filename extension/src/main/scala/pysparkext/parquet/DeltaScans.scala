@@ -104,16 +104,17 @@ object DeltaScans extends Logging {
      catch { case NonFatal(_) => true })
 
   /**
-   * `schema` (logical names, as Spark plans a column-mapped Delta table) with each field's
+   * The schemas (logical names, as Spark plans a column-mapped Delta table) with each field's
    * physical name taken from the table's own schema in `format`'s metadata, so a walk over the
-   * files' footers finds the columns; `schema` unchanged if `format` is not Delta's or cannot tell.
+   * files' footers finds the columns; unchanged if `format` is not Delta's or cannot tell. The
+   * metadata is read once for all of them.
    */
-  def withPhysicalNames(format: FileFormat, schema: StructType): StructType =
-    if (!isDelta(format)) schema else {
+  def withPhysicalNames(format: FileFormat, schemas: StructType*): Seq[StructType] =
+    if (!isDelta(format)) schemas else {
       try call(call(format, "metadata"), "schema") match {
-        case table: StructType => annotate(schema, table).asInstanceOf[StructType]
-        case _ => schema
-      } catch { case NonFatal(_) => schema }
+        case table: StructType => schemas.map(annotate(_, table).asInstanceOf[StructType])
+        case _ => schemas
+      } catch { case NonFatal(_) => schemas }
     }
 
   private def annotate(t: DataType, table: DataType): DataType = (t, table) match {

@@ -78,9 +78,8 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         val sample = footers.take(MaxFooters)
         // Under Delta's column mapping the plan's schemas name columns logically, the files
         // physically: the names come from the table's schema in Delta's format
-        val (r, f) = ParquetColumnBytes.measure(sample,
-          DeltaScans.withPhysicalNames(relation.fileFormat, fullSchema),
-          DeltaScans.withPhysicalNames(relation.fileFormat, read))
+        val Seq(full, needed) = DeltaScans.withPhysicalNames(relation.fileFormat, fullSchema, read)
+        val (r, f) = ParquetColumnBytes.measure(sample, full, needed)
         val scale = files.length.toDouble / sample.length
         Some(((r * scale).toLong, (f * scale).toLong))
       }
