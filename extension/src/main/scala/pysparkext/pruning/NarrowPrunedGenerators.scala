@@ -132,21 +132,23 @@ object NarrowPrunedGenerators extends GuardedRule {
 
   private def widenings(e: Expression): Int = e.collect { case w: WidenPrunedValue => w }.size
 
-  private def isWidening(ne: NamedExpression): Boolean = ne match {
-    case Alias(_: WidenPrunedValue, _) => true
+  /** Cheap to read through: a widened value (one copy, as before) or a literal. */
+  private def readThrough(ne: NamedExpression): Boolean = ne match {
+    case _: Attribute => true
+    case Alias(_: WidenPrunedValue | _: Literal, _) => true
     case _ => false
   }
 
   /**
-   * The widened values of `p` that `refs` reads, if `refs` reads at least one and reads nothing
-   * else of `p` but plain columns. Reading through other aliases would compute them twice.
+   * The aliases of `p` that `refs` reads, if `refs` reads nothing else of `p` but its plain
+   * columns, widened values and literals. Reading through other aliases would compute them twice.
    */
-  private def widenedRead(p: Project, refs: AttributeSet): Option[Seq[Alias]] = {
+  private def aliasesRead(p: Project, refs: AttributeSet): Option[Seq[Alias]] = {
     if (!p.projectList.forall(_.deterministic)) return None
     val byId = p.projectList.map(ne => ne.exprId -> ne).toMap
     val read = refs.toSeq.flatMap(r => byId.get(r.exprId))
-    if (read.size != refs.size || !read.forall(ne => ne.isInstanceOf[Attribute] || isWidening(ne))) None
-    else Some(read.collect { case a: Alias => a }).filter(_.nonEmpty)
+    if (read.size != refs.size || !read.forall(readThrough)) None
+    else Some(read.collect { case a: Alias => a })
   }
 
   private def readable(e: Expression): Boolean =
@@ -160,7 +162,7 @@ object NarrowPrunedGenerators extends GuardedRule {
   /** `Filter(c, Project(l, child))` as `Project(l, Filter(c', child))` when `c'` widens nothing. */
   private def pushFilter(condition: Expression, p: Project): Option[LogicalPlan] =
     if (!readable(condition)) None
-    else widenedRead(p, condition.references).flatMap { aliases =>
+    else aliasesRead(p, condition.references).flatMap { aliases =>
       simplify(substitute(condition, aliases)).filter(widenings(_) == 0)
         .map(c => marked(Project(p.projectList, Filter(c, p.child))))
     }
@@ -168,7 +170,7 @@ object NarrowPrunedGenerators extends GuardedRule {
   /** `Project(u, Project(l, child))` as one projection when that widens no more than `l`. */
   private def mergeProjects(upper: Seq[NamedExpression], p: Project): Option[LogicalPlan] =
     if (!upper.forall(readable)) None
-    else widenedRead(p, AttributeSet(upper.flatMap(_.references))).flatMap { aliases =>
+    else aliasesRead(p, AttributeSet(upper.flatMap(_.references))).flatMap { aliases =>
       val byId = aliases.map(a => a.exprId -> a).toMap
       val merged = upper.map {
         case a: Attribute if byId.contains(a.exprId) =>
@@ -197,7 +199,7 @@ object NarrowPrunedGenerators extends GuardedRule {
     if (g.generatorOutput.length != arity || !readable(input)) return None
     // The input read through the projection below, or as it is.
     val through = g.child match {
-      case p: Project => widenedRead(p, input.references).map(a => (p, a))
+      case p: Project => aliasesRead(p, input.references).filter(_.nonEmpty).map(a => (p, a))
       case _ => None
     }
     val resolved = simplify(through.fold(input) { case (_, aliases) => substitute(input, aliases) })
