@@ -3,6 +3,7 @@ package pysparkext.pruning
 import scala.util.control.NoStackTrace
 
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.pysparkext.SparkInternals
@@ -26,12 +27,13 @@ import pysparkext.{ExtConf, GuardedRule}
  *    of the projection below, generates from `x` itself. A projection over it gives each output
  *    column its original id and type: `widen_pruned(element)`, or, for a field `inline` no longer
  *    produces (it was pruned, so nothing reads it), a null;
- *  - a Filter or a Project right above such a projection (one this rule made) reads through it: a field
+ *  - a Filter, Project or Aggregate right above such a projection (one this rule made) reads
+ *    through it: a field
  *    of a widened value, `widen_pruned(e).f`, reads `e.f` (by name; widened again only if that
- *    field's own type was pruned), and `size`, `isnull` and `isnotnull` of a widened value look at
- *    `e`. The Filter moves below the projection when its condition needs no widening; the
- *    Projects merge when that adds no widening. Spark's own batches that would do this have run
- *    before pre-CBO.
+ *    field's own type was pruned), and `size`, `isnull`, `isnotnull` and `count` of a widened
+ *    value look at `e`. The Filter moves below the projection when its condition needs no widening; a Project
+ *    or an Aggregate takes the projection in when that adds no widening. Spark's own batches
+ *    that would do this have run before pre-CBO.
  *
  * Each step runs bottom-up once, so a chain of generators narrows generator after generator.
  *
@@ -55,17 +57,17 @@ import pysparkext.{ExtConf, GuardedRule}
  *                        +- Relation [page#1: struct<views: array<struct<items: array<struct<cpc,
  *                                      clicked>>>>>]
  * }}}
- * After (no widening left: only `cpc` and `clicked` of each item are read):
+ * After (no widening left: only `cpc` and `clicked` of each item are read; `view#7` and `item#8`
+ * are the narrow elements):
  * {{{
- *   Aggregate [sum(_extract_cpc#6)]
- *   +- Project [item#8.cpc AS _extract_cpc#6]
- *      +- Filter item#8.clicked
- *         +- Generate explode(_extract_items#9), [0], false, [item#8]
- *            +- Project [view#7 AS _extract_items#9]
- *               +- Filter (size(view#7) > 0)
- *                  +- Generate explode(_extract_items#10), [0], false, [view#7]
- *                     +- Project [page#1.views.items AS _extract_items#10]
- *                        +- Relation [page#1: ...]
+ *   Aggregate [sum(item#8.cpc)]
+ *   +- Filter item#8.clicked
+ *      +- Generate explode(_extract_items#9), [0], false, [item#8]
+ *         +- Project [view#7 AS _extract_items#9]
+ *            +- Filter (size(view#7) > 0)
+ *               +- Generate explode(_extract_items#10), [0], false, [view#7]
+ *                  +- Project [page#1.views.items AS _extract_items#10]
+ *                     +- Relation [page#1: ...]
  * }}}
  */
 object NarrowPrunedGenerators extends GuardedRule {
@@ -79,6 +81,10 @@ object NarrowPrunedGenerators extends GuardedRule {
       case g: Generate => narrow(g).getOrElse(g)
       case f @ Filter(condition, p: Project) if ours(p) => pushFilter(condition, p).getOrElse(f)
       case u @ Project(list, p: Project) if ours(p) => mergeProjects(list, p).getOrElse(u)
+      case a: Aggregate => a.child match {
+        case p: Project if ours(p) => mergeAggregate(a, p).getOrElse(a)
+        case _ => a
+      }
     }
   }
 
@@ -122,32 +128,46 @@ object NarrowPrunedGenerators extends GuardedRule {
       }
     case g: GetArrayItem if g.child.isInstanceOf[WidenPrunedValue] =>
       widen(g.copy(child = g.child.asInstanceOf[WidenPrunedValue].child), g.dataType)
-    // Nulls and lengths are those of the narrow value.
+    // Nulls and lengths are those of the narrow value, so are counts of values.
     case IsNull(WidenPrunedValue(x, _)) => IsNull(x)
     case IsNotNull(WidenPrunedValue(x, _)) => IsNotNull(x)
     case Size(WidenPrunedValue(x, _), legacy) => Size(x, legacy)
+    case c: Count if c.children.exists(_.isInstanceOf[WidenPrunedValue]) =>
+      c.withNewChildren(c.children.map {
+        case WidenPrunedValue(x, _) => x
+        case other => other
+      })
   }) catch {
     case _: DroppedField => None
   }
 
   private def widenings(e: Expression): Int = e.collect { case w: WidenPrunedValue => w }.size
 
-  /** Cheap to read through: a widened value (one copy, as before) or a literal. */
-  private def readThrough(ne: NamedExpression): Boolean = ne match {
+  /**
+   * Cheap to read through, as Spark's `CollapseProject` judges it: columns, literals and field
+   * reads of them, and widened values (which the callers count, so none is computed twice).
+   */
+  private def cheap(e: Expression): Boolean = e match {
+    case _: Attribute | _: Literal => true
+    case _: ExtractValue | _: WidenPrunedValue => e.children.forall(cheap)
+    case _ => false
+  }
+
+  private def cheapEntry(ne: NamedExpression): Boolean = ne match {
     case _: Attribute => true
-    case Alias(_: WidenPrunedValue | _: Literal, _) => true
+    case a: Alias => cheap(a.child)
     case _ => false
   }
 
   /**
-   * The aliases of `p` that `refs` reads, if `refs` reads nothing else of `p` but its plain
-   * columns, widened values and literals. Reading through other aliases would compute them twice.
+   * The aliases of `p` that `refs` reads, if `refs` reads nothing of `p` but its columns and
+   * cheap aliases. Reading through other aliases could compute them twice.
    */
   private def aliasesRead(p: Project, refs: AttributeSet): Option[Seq[Alias]] = {
     if (!p.projectList.forall(_.deterministic)) return None
     val byId = p.projectList.map(ne => ne.exprId -> ne).toMap
     val read = refs.toSeq.flatMap(r => byId.get(r.exprId))
-    if (read.size != refs.size || !read.forall(readThrough)) None
+    if (read.size != refs.size || !read.forall(cheapEntry)) None
     else Some(read.collect { case a: Alias => a })
   }
 
@@ -169,10 +189,29 @@ object NarrowPrunedGenerators extends GuardedRule {
 
   /** `Project(u, Project(l, child))` as one projection when that widens no more than `l`. */
   private def mergeProjects(upper: Seq[NamedExpression], p: Project): Option[LogicalPlan] =
-    if (!upper.forall(readable)) None
-    else aliasesRead(p, AttributeSet(upper.flatMap(_.references))).flatMap { aliases =>
+    readThrough(upper, Nil, p).map { case (list, _) => marked(Project(list, p.child)) }
+
+  /**
+   * `Aggregate(g, a, Project(l, child))` as an aggregate over `child` when that widens no more
+   * than `l`, as Spark's `CollapseProject` merges them: grouping and aggregate expressions are
+   * rewritten the same way, so those that matched still match.
+   */
+  private def mergeAggregate(a: Aggregate, p: Project): Option[LogicalPlan] =
+    readThrough(a.aggregateExpressions, a.groupingExpressions, p).map { case (list, grouping) =>
+      a.copy(groupingExpressions = grouping, aggregateExpressions = list, child = p.child)
+    }
+
+  /**
+   * `named` and `others`, which read `p`'s output, rewritten to read `p`'s child: names and ids
+   * kept, reads of widened values simplified. None unless every read simplifies and the result
+   * widens no more values than `p` did.
+   */
+  private def readThrough(named: Seq[NamedExpression], others: Seq[Expression], p: Project)
+      : Option[(Seq[NamedExpression], Seq[Expression])] =
+    if (!(named ++ others).forall(readable)) None
+    else aliasesRead(p, AttributeSet((named ++ others).flatMap(_.references))).flatMap { aliases =>
       val byId = aliases.map(a => a.exprId -> a).toMap
-      val merged = upper.map {
+      val rewritten = named.map {
         case a: Attribute if byId.contains(a.exprId) =>
           simplify(byId(a.exprId).child).map(c =>
             SparkInternals.alias(c, a.name, a.exprId, a.qualifier, Some(a.metadata)))
@@ -180,10 +219,12 @@ object NarrowPrunedGenerators extends GuardedRule {
         case a: Alias => simplify(substitute(a.child, aliases)).map(SparkInternals.withAliasChild(a, _))
         case _ => None
       }
-      if (merged.exists(_.isEmpty)) None
+      val rewrittenOthers = others.map(e => simplify(substitute(e, aliases)))
+      if (rewritten.exists(_.isEmpty) || rewrittenOthers.exists(_.isEmpty)) None
       else {
-        val list = merged.flatten
-        if (list.map(widenings).sum <= aliases.map(widenings).sum) Some(marked(Project(list, p.child))) else None
+        val (list, rest) = (rewritten.flatten, rewrittenOthers.flatten)
+        val widened = (list ++ rest).map(widenings).sum
+        if (widened <= aliases.map(widenings).sum) Some((list, rest)) else None
       }
     }
 

@@ -69,9 +69,8 @@ class NarrowPrunedGeneratorsSuite extends RuleSuite {
     val h2 = generate(Explode(n2.toAttribute), outer = false, "i", Seq(nItem),
       Project(Seq(n2), Filter(Size(nv, false) > 0 && IsNotNull(nv), h1)))
     val ni = generated(h2, nItem)
-    val after = Project(Seq(SparkInternals.withAliasChild(cpc, getField(ni, "cpc"))),
-      Filter(IsNotNull(getField(ni, "clicked")) && getField(ni, "clicked"), h2))
-      .groupBy()(sum(cpc.toAttribute).as("revenue"))
+    val after = Filter(IsNotNull(getField(ni, "clicked")) && getField(ni, "clicked"), h2)
+      .groupBy()(sum(getField(ni, "cpc")).as("revenue"))
 
     val out = NarrowPrunedGenerators(before)
     comparePlans(out, after)
@@ -97,6 +96,21 @@ class NarrowPrunedGeneratorsSuite extends RuleSuite {
     val out = NarrowPrunedGenerators(before)
     comparePlans(out, after)
     assert(out.schema == before.schema)
+  }
+
+  test("an aggregate over the widened element reads the narrow element where it can") {
+    val fullView = StructType(Seq(StructField("ts", LongType), StructField("items", ArrayType(item))))
+    val scanViews = alias(WidenPrunedValue(path(page, "views"), ArrayType(fullView)), "views")
+    val view = attr("view", fullView)
+    val g = generate(Explode(scanViews.toAttribute), outer = true, "v", Seq(view), Project(Seq(scanViews), relation))
+    val before = g.groupBy()(count(generated(g, view)).as("n"))
+
+    val n = alias(path(page, "views"), "views")
+    val nView = attr("view", narrowView)
+    val h = generate(Explode(n.toAttribute), outer = true, "v", Seq(nView), Project(Seq(n), relation))
+    val after = h.groupBy()(count(generated(h, nView)).as("n"))
+
+    comparePlans(NarrowPrunedGenerators(before), after)
   }
 
   test("inline of a narrow array gives a dropped field as a null column, which nothing reads") {
