@@ -98,7 +98,10 @@ object NarrowPrunedGenerators extends GuardedRule {
     p
   }
 
-  /** A field read of a widened value whose field the pruning dropped: the step is not taken. */
+  /**
+   * A field read of a widened value whose field the pruning dropped, or whose name is not unique
+   * in its struct: the step is not taken.
+   */
   private final class DroppedField extends RuntimeException with NoStackTrace
 
   private def widen(e: Expression, t: DataType): Expression =
@@ -114,14 +117,14 @@ object NarrowPrunedGenerators extends GuardedRule {
     case g @ GetStructField(WidenPrunedValue(x, full: StructType), ordinal, _) => x.dataType match {
       case narrow: StructType =>
         val name = full(ordinal).name
-        val i = Padding.fieldIndex(narrow, name).getOrElse(throw new DroppedField)
+        val i = fieldIndex(full, narrow, name)
         widen(GetStructField(x, i, Some(name)), g.dataType)
       case _ => g
     }
-    case g @ GetArrayStructFields(WidenPrunedValue(x, ArrayType(_: StructType, _)), field, _, _, _) =>
+    case g @ GetArrayStructFields(WidenPrunedValue(x, ArrayType(full: StructType, _)), field, _, _, _) =>
       x.dataType match {
         case ArrayType(narrow: StructType, containsNull) =>
-          val i = Padding.fieldIndex(narrow, field.name).getOrElse(throw new DroppedField)
+          val i = fieldIndex(full, narrow, field.name)
           widen(GetArrayStructFields(x, narrow(i), i, narrow.length, containsNull || narrow(i).nullable),
             g.dataType)
         case _ => g
@@ -140,6 +143,11 @@ object NarrowPrunedGenerators extends GuardedRule {
   }) catch {
     case _: DroppedField => None
   }
+
+  /** The narrow struct's field named `name`, which must name one field of the full struct. */
+  private def fieldIndex(full: StructType, narrow: StructType, name: String): Int =
+    if (full.fieldNames.count(_ == name) != 1) throw new DroppedField
+    else Padding.fieldIndex(narrow, name).getOrElse(throw new DroppedField)
 
   private def widenings(e: Expression): Int = e.collect { case w: WidenPrunedValue => w }.size
 
