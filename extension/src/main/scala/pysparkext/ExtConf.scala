@@ -77,6 +77,14 @@ object ExtConf {
     switch("spark.pyspark_ext.nestedSchemaPruning.enabled", default = true, """
       Whole-plan nested schema pruning of Parquet and ORC scans.""")
 
+  val NarrowPrunedGenerators: ConfEntry[Boolean] =
+    switch("spark.pyspark_ext.nestedSchemaPruning.narrowGenerators.enabled", default = true, """
+      Where a generator (`explode`, `posexplode`, `inline`, outer or not) reads a column the
+      pruning narrowed, generate from the narrow array and widen each element above the generator
+      instead of the whole array below it; reads of the element's fields then read the narrow
+      element, so the widening disappears when only fields are read. Needs
+      `spark.pyspark_ext.nestedSchemaPruning.enabled`.""")
+
   val IcebergPruning: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.nestedSchemaPruning.iceberg.enabled", default = true, """
       Whole-plan nested schema pruning of Iceberg table scans (format versions 1 to 3, read through

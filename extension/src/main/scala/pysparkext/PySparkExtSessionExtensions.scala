@@ -9,7 +9,7 @@ import org.apache.spark.sql.pysparkext.SparkInternalsProbe
 import org.apache.spark.sql.pysparkext.shims.OptimizerHooksShim
 
 import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns, PathReadsBeforeAggregates}
-import pysparkext.pruning.{DistinctRelationCopies, WholePlanSchemaPruning}
+import pysparkext.pruning.{DistinctRelationCopies, NarrowPrunedGenerators, WholePlanSchemaPruning}
 import pysparkext.variant.rules.{PushCorrelatedProjectionIntoUnionAtAnalysis,
   PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
   RewriteShreddedVariantPaths, ShreddedSkipPredicates}
@@ -28,7 +28,8 @@ import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
  *   Spark before 4.3 has no such batch; there the same push is made at the end of analysis.
  * - Pre-CBO, in order: variant path reads become shredded-column reads, filters on them gain
  *   row-group skipping predicates, copies of a scan that share column ids (from decorrelation)
- *   get ids of their own, then whole-plan nested schema pruning. Pre-CBO runs after
+ *   get ids of their own, then whole-plan nested schema pruning, then generators of pruned
+ *   arrays explode the narrow arrays ([[NarrowPrunedGenerators]]). Pre-CBO runs after
  *   operator optimisation (column pruning, predicate push-down and subquery optimisation have
  *   shaped the plan) and right before Spark's own "Early Filter and
  *   Projection Push-Down" batch, whose SchemaPruning then sees scans already pruned.
@@ -52,6 +53,7 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
     extensions.injectPreCBORule(_ => DistinctRelationCopies)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
+    extensions.injectPreCBORule(_ => NarrowPrunedGenerators)
     extensions.injectColumnar(session => new ColumnarRule {
       private val metrics = new InsertRowGroupMetrics(session)
       override def preColumnarTransitions: Rule[SparkPlan] = new Rule[SparkPlan] {
