@@ -15,9 +15,14 @@ a warm-up, medians of ``--repeat`` runs of ``collect()``:
   ``PreparedDeltaFileIndex.matchingFiles`` when the filters of the physical scan differ from those
   ``PrepareDeltaScan`` listed the files with ("Prepared scan does not match actual filters.
   Reselecting files to query.", logged at INFO);
-- ``execution``: ``collect - planning``; ``execution less log jobs``: that less ``log jobs``.
+- ``execution``: ``collect - planning``; ``execution less log jobs``: that less ``log jobs``;
+- ``mib``: what the process read through read system calls during ``collect()``
+  (``benchmarks.metrics.InputBytes``), Delta's log included.
 
-Prints one line per query and the suites' ratios (sum over queries, extension over stock); writes
+``--extension-first`` puts the extension ahead of Delta in ``spark.sql.extensions``.
+
+Every run's rows must equal the first run's. Prints one line per query and the suites' ratios
+(sum over queries, extension over stock); writes
 ``benchmarks/out/delta_execution.json``.
 """
 from __future__ import annotations
@@ -30,6 +35,8 @@ import time
 from pathlib import Path
 
 from . import datasets, tables, variant_data
+from .alternating import canonical_rows, same_rows
+from .metrics import InputBytes
 from .nested_queries import NESTED_QUERIES
 
 LOG_STATE_TASKS = 50
@@ -42,10 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.delta_execution")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--only", default=None, help="comma-separated query names")
+    parser.add_argument("--extension-first", action="store_true",
+                        help="the extension ahead of Delta in spark.sql.extensions")
     args = parser.parse_args(argv)
     warehouse = OUT / "_delta_execution_warehouse"
     shutil.rmtree(warehouse, ignore_errors=True)
-    spark = tables._session("delta", warehouse)
+    spark = tables._session("delta", warehouse, extension_first=args.extension_first)
+    print("spark.sql.extensions =", spark.conf.get("spark.sql.extensions"), flush=True)
+    io = InputBytes(spark)
     sc = spark.sparkContext
     tracker, store = sc._jsc.sc().statusTracker(), sc._jsc.sc().statusStore()
     counter = iter(range(10**9))
@@ -55,13 +66,15 @@ def main(argv: list[str] | None = None) -> int:
         df = spark.sql(sql)
         qe = df._jdf.queryExecution()
         tag = f"delta-execution-{next(counter)}"
+        before = io._bytes_read()
         sc.addJobTag(tag)
         try:
             start = time.perf_counter()
-            df.collect()
+            rows = df.collect()
             collect = time.perf_counter() - start
         finally:
             sc.removeJobTag(tag)
+        mib = (io._bytes_read() - before) / 2**20
         phases = qe.tracker().phases()
         planning = sum(phases.get(p).get().durationMs() for p in ("optimization", "planning")
                        if phases.get(p).isDefined()) / 1000
@@ -76,16 +89,20 @@ def main(argv: list[str] | None = None) -> int:
             if data.numTasks() >= LOG_STATE_TASKS and not description.startswith("Delta: Filtering files"):
                 log_jobs += (data.completionTime().get().getTime() - data.submissionTime().get().getTime()) / 1000
         return {"collect": collect, "planning": planning, "execution": collect - planning,
-                "log_jobs": log_jobs, "execution_less_log_jobs": collect - planning - log_jobs}
+                "log_jobs": log_jobs, "execution_less_log_jobs": collect - planning - log_jobs, "mib": mib}, canonical_rows(rows)
 
     def suite(label: str, view_sql: str, view: str, queries: dict[str, str]) -> list[dict]:
         spark.sql(view_sql).createOrReplaceTempView(view)
         rows = []
         for name, sql in queries.items():
             runs: dict[str, list[dict]] = {"stock": [], "extension": []}
+            reference = None
             for i in range(args.repeat + 1):  # round 0 warms up
                 for mode in (("stock", "extension") if i % 2 == 0 else ("extension", "stock")):
-                    r = one(sql, mode)
+                    r, got = one(sql, mode)
+                    reference = got if reference is None else reference
+                    if not same_rows(got, reference):
+                        raise AssertionError(f"{label}/{name}: {mode} returns other rows")
                     if i:
                         runs[mode].append(r)
             row = {"suite": label, "query": name}
@@ -93,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 row[mode] = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
             s, e = row["stock"], row["extension"]
             print(f"{label:15s} {name:25s} " + "  ".join(
-                f"{k} {s[k]:.2f}/{e[k]:.2f}" for k in ("collect", "planning", "log_jobs", "execution")),
+                f"{k} {s[k]:.2f}/{e[k]:.2f}" for k in ("collect", "planning", "log_jobs", "execution", "mib")),
                 flush=True)
             rows.append(row)
         return rows
@@ -120,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n| over | measure | stock s | extension s | ratio |\n|---|---|---|---|---|")
     for label in dict.fromkeys(r["suite"] for r in rows):
         chosen = [r for r in rows if r["suite"] == label]
-        for key in ("collect", "execution", "log_jobs", "execution_less_log_jobs"):
+        for key in ("collect", "execution", "log_jobs", "execution_less_log_jobs", "mib"):
             s = sum(r["stock"][key] for r in chosen)
             e = sum(r["extension"][key] for r in chosen)
             print(f"| {label} | {key} | {s:.2f} | {e:.2f} | {e / s if s else float('nan'):.2f} |")
