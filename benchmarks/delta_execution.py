@@ -87,9 +87,12 @@ def main(argv: list[str] | None = None) -> int:
                 data = store.job(job)
             description = data.description().get() if data.description().isDefined() else ""
             if data.numTasks() >= LOG_STATE_TASKS and not description.startswith("Delta: Filtering files"):
-                log_jobs += (data.completionTime().get().getTime() - data.submissionTime().get().getTime()) / 1000
-        return {"collect": collect, "planning": planning, "execution": collect - planning,
-                "log_jobs": log_jobs, "execution_less_log_jobs": collect - planning - log_jobs, "mib": mib}, canonical_rows(rows)
+                ms = data.completionTime().get().getTime() - data.submissionTime().get().getTime()
+                log_jobs += ms / 1000
+        measures = {"collect": collect, "planning": planning, "execution": collect - planning,
+                    "log_jobs": log_jobs, "execution_less_log_jobs": collect - planning - log_jobs,
+                    "mib": mib}
+        return measures, canonical_rows(rows)
 
     def suite(label: str, view_sql: str, view: str, queries: dict[str, str]) -> list[dict]:
         spark.sql(view_sql).createOrReplaceTempView(view)
@@ -110,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                 row[mode] = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
             s, e = row["stock"], row["extension"]
             print(f"{label:15s} {name:25s} " + "  ".join(
-                f"{k} {s[k]:.2f}/{e[k]:.2f}" for k in ("collect", "planning", "log_jobs", "execution", "mib")),
+                f"{k} {s[k]:.2f}/{e[k]:.2f}"
+                for k in ("collect", "planning", "log_jobs", "execution", "mib")),
                 flush=True)
             rows.append(row)
         return rows
@@ -129,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += suite("nested-parquet", f"SELECT * FROM parquet.`{path}`", "events", nested)
             rows += suite("nested-delta", f"SELECT * FROM {table}", "events", nested)
         if variant:
-            rows += suite("variant-parquet", f"SELECT * FROM parquet.`{vpaths['spec']}`", "variant_events", variant)
+            rows += suite("variant-parquet", f"SELECT * FROM parquet.`{vpaths['spec']}`",
+                          "variant_events", variant)
             rows += suite("variant-delta", f"SELECT * FROM {vtable}", "variant_events", variant)
     finally:
         spark.stop()
