@@ -42,7 +42,9 @@ OUT = REPO / "benchmarks" / "out" / "tables"
 NESTED_ROWS, VARIANT_ROWS, PAYLOAD_WIDTH = 100_000, 300_000, 1000
 
 
-def _session(product: str, warehouse: Path) -> SparkSession:
+def _session(product: str, warehouse: Path, extension_first: bool = False) -> SparkSession:
+    """``extension_first``: the extension's class ahead of the product's in ``spark.sql.extensions``
+    (by default it comes after), so its rules of each batch run before the product's."""
     builder = (SparkSession.builder.master("local[2]").appName(f"pyspark-ext tables {product}")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "8g"))
@@ -54,7 +56,12 @@ def _session(product: str, warehouse: Path) -> SparkSession:
                  "spark.sql.catalog.bench.type": "hadoop",
                  "spark.sql.catalog.bench.warehouse": str(warehouse / "iceberg")}
     builder = with_product(builder, PRODUCTS[product], **extra)
-    spark = pyspark_ext.configure(builder).getOrCreate()
+    builder = pyspark_ext.configure(builder)
+    if extension_first:
+        names = [n.strip() for n in builder._options["spark.sql.extensions"].split(",") if n.strip()]
+        ours = [n for n in names if n.startswith("pysparkext.")]
+        builder = builder.config("spark.sql.extensions", ",".join(ours + [n for n in names if n not in ours]))
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
