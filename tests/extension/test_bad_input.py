@@ -189,6 +189,34 @@ def test_spec_null_shredded_field_group(spark: SparkSession, tmp_path) -> None:
         assert "MALFORMED_VARIANT" in _error(spark, path)
 
 
+@pytest.mark.parametrize("query", ["SELECT id, to_json(v:a) FROM bad", "SELECT id, v:a::int FROM bad",
+                                   "SELECT id FROM bad WHERE v:a::int = 1"])
+def test_spec_null_shredded_field_group_path_read(spark: SparkSession, tmp_path, query) -> None:
+    """A path read into a field whose group is null fails too (it checks the enclosing object's
+    null-ness), naming the file, the column and the field, where stock Spark raises
+    MALFORMED_VARIANT; a null enclosing object (the value is no object) reads on."""
+    a = pa.StructArray.from_arrays([pa.array([None, None], pa.binary()), pa.array([None, None], pa.int64())],
+                                   names=["value", "typed_value"], mask=pa.array([False, True]))
+    typed = pa.StructArray.from_arrays([a], names=["a"], mask=pa.array([True, False]))
+    path = _spec_file(tmp_path / "null_group_path.parquet", [EMPTY_METADATA] * 2, [b"\x0c\x07", None], typed)
+    message = _error(spark, path, query)
+    _names_file_and_column(message, "null_group_path.parquet")
+    assert "at path $.a:" in message and "group is null" in message
+    with confs(spark, {ENABLED: "false"}):
+        assert "MALFORMED_VARIANT" in _error(spark, path, query)
+
+
+def test_spec_null_object_around_a_field_reads_on(spark: SparkSession, tmp_path) -> None:
+    """A null typed_value object (the value is not an object) is valid whatever its field groups
+    hold: the path read reads the residual, as stock Spark does."""
+    a = pa.StructArray.from_arrays([pa.array([None], pa.binary()), pa.array([None], pa.int64())],
+                                   names=["value", "typed_value"], mask=pa.array([True]))
+    typed = pa.StructArray.from_arrays([a], names=["a"], mask=pa.array([True]))
+    path = _spec_file(tmp_path / "null_object.parquet", [EMPTY_METADATA], [b"\x0c\x07"], typed)
+    stock, ext = _stock_and_extension(spark, path, "SELECT id, to_json(v), v:a::int FROM bad")
+    assert ext == stock
+
+
 def test_spec_non_object_value_beside_shredded_fields(spark: SparkSession, tmp_path) -> None:
     a = _field([None], pa.array([1], pa.int64()))
     path = _spec_file(tmp_path / "residual.parquet", [EMPTY_METADATA], [b"\x0c\x07"],

@@ -197,12 +197,14 @@ def test_well_formed_residual_decimal_reads_as_stock(spark: SparkSession, tmp_pa
 
 def _untyped_field_file(path, values: list) -> str:
     """A spec-layout file whose field `n` has no typed_value (as Spark's writer leaves a field of
-    mixed types): every value of `n` is in its residual."""
+    mixed types): every value of `n` is in its residual. Its group is required, as Spark's writer
+    declares it (an optional one makes a path read check it for nulls, which needs the struct's
+    own null-ness and so Spark's reader, not the leaf reader)."""
     count = len(values)
     n = pa.StructArray.from_arrays([pa.array(values, pa.binary())], names=["value"])
     v = pa.StructArray.from_arrays(
         [pa.array([b"\x01\x00\x00"] * count), pa.nulls(count, pa.binary()),
-         pa.StructArray.from_arrays([n], names=["n"])],
+         pa.StructArray.from_arrays([n], fields=[pa.field("n", n.type, nullable=False)])],
         names=["metadata", "value", "typed_value"])
     pq.write_table(pa.table({"id": pa.array(range(count), pa.int64()), "v": v}), str(path))
     return str(path)

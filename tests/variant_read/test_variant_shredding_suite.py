@@ -38,19 +38,13 @@ PATH_READ = ("stock Spark rebuilds the whole value here and so raises MALFORMED_
              "malformation outside the path read (a null shredded field group, a shredded field "
              "copied in the residual); the extension reads only the path's columns, as stock Spark "
              "does with push-down on, and checking the rest would mean reading the whole value")
-NULL_GROUP_PATH = ("a shredded field's group is null (the spec requires it; a missing field is a "
-                   "group of two nulls): stock Spark raises MALFORMED_VARIANT for a path into it; "
-                   "the extension's path read reads the field's own columns, not its enclosing "
-                   "object, so it cannot tell a null group from a null object and returns null "
-                   "(rebuilding the whole value does raise)")
 DECIDED: dict[tuple[str, str], str] = {
     **{(push, name): SPEC_NULL for push in ("true", "false") for name in (
         "malformed_top_level_1", "malformed_element_1", "malformed_element_2")},
     # Stock Spark reads the path leniently only with push-down on; the extension always does.
     ("false", "malformed_field_in_value_4"): PATH_READ,
 }
-DEFECTS: dict[tuple[str, str], str] = {
-    (push, "malformed_null_field_2"): NULL_GROUP_PATH for push in ("true", "false")}
+DEFECTS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,14 @@ import pysparkext.variant.layout.ShreddedLevel
  * In the spec layout (`spec`) residuals hold value bytes only; `withDictionary` says the last
  * child is the column's `metadata`, which decodes them. A read whose every residual is null in
  * every file (see [[LayoutMarks.markNullEverywhere]]) decodes none and goes without it.
+ *
+ * `nullGroupChecks` names, for each spec-layout object step of the path whose field group may be
+ * null in a file, the path to that field; its child (after the places and the dictionary) is true
+ * where the enclosing object (the step's `typed_value`) is non-null but the field's group is
+ * null. The spec requires the group (a missing field is a group of two nulls), so that is a
+ * malformed file: the read fails as rebuilding the whole value does, where a null group would
+ * otherwise read as a missing field. A null enclosing object (the value is no object there) is
+ * valid and reads on.
  */
 case class ShreddedVariantGet(
     children: Seq[Expression],
@@ -42,10 +50,12 @@ case class ShreddedVariantGet(
     timeZoneId: Option[String] = None,
     withDictionary: Boolean = false,
     spec: Boolean = false,
-    shreddedFieldsWin: Boolean = false)
+    shreddedFieldsWin: Boolean = false,
+    nullGroupChecks: Seq[String] = Nil)
   extends Expression with TimeZoneAwareExpression {
 
-  private def places: Int = if (withDictionary) children.length - 1 else children.length
+  private def places: Int =
+    children.length - nullGroupChecks.length - (if (withDictionary) 1 else 0)
 
   /** The children that are places the value can be (without the spec layout's dictionary). */
   def placeChildren: Seq[Expression] = children.take(places)
@@ -78,9 +88,24 @@ case class ShreddedVariantGet(
 
   /** The answer from the children's values; generated code evaluates them and calls this. */
   def evalValues(values: Array[Any]): Any = {
+    if (nullGroupChecks.nonEmpty) checkGroups(values)
     val direct = scalarResidual(values)
     if (direct != null) direct
     else if (compactDecimals) compact(answer(values)) else answer(values)
+  }
+
+  /** Fails where a check finds a null field group inside a non-null object (see the class doc). */
+  private def checkGroups(values: Array[Any]): Unit = {
+    val first = children.length - nullGroupChecks.length
+    var i = 0
+    while (i < nullGroupChecks.length) {
+      if (values(first + i) == true) {
+        throw ShreddedVariantException.inRow(column, nullGroupChecks(i),
+          "the shredded field's group is null; a missing field has a non-null group whose " +
+            "value and typed_value are both null")
+      }
+      i += 1
+    }
   }
 
   /**

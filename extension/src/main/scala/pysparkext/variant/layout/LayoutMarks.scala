@@ -33,7 +33,12 @@ object LayoutMarks {
           val having = objects.flatMap(_.find(_.name == c.name)).map(_.dataType)
             .collect { case l: StructType => l }
           val everywhere = objects.length == files.length && having.length == files.length
-          val marked = if (everywhere) withFlag(c, ShreddedEverywhere) else c
+          val required = everywhere &&
+            objects.flatMap(_.find(_.name == c.name)).forall(_.metadata.contains(RequiredInFile))
+          val unflagged = c.copy(metadata = new MetadataBuilder().withMetadata(c.metadata)
+            .remove(RequiredInFile).build())
+          val flagged = if (required) withFlag(unflagged, RequiredEverywhere) else unflagged
+          val marked = if (everywhere) withFlag(flagged, ShreddedEverywhere) else flagged
           marked.copy(dataType = markShreddedEverywhere(c.dataType.asInstanceOf[StructType], having))
         }
         f.copy(dataType = StructType(fields))
@@ -47,6 +52,19 @@ object LayoutMarks {
   }
 
   val ShreddedEverywhere = "pyspark_ext.shredded_in_every_file"
+
+  /**
+   * Marks a spec-layout object field whose group every file declares required (as Spark's writer
+   * does): it is never null, so a path read need not check it (see ShreddedPaths). One file's
+   * validated type carries [[RequiredInFile]]; [[markShreddedEverywhere]] turns it into this.
+   */
+  val RequiredEverywhere = "pyspark_ext.required_in_every_file"
+  val RequiredInFile = "pyspark_ext.required_in_file"
+
+  def isRequiredEverywhere(f: StructField): Boolean = f.metadata.contains(RequiredEverywhere)
+
+  def requiredInFile(f: StructField, required: Boolean): StructField =
+    if (required) withFlag(f, RequiredInFile) else f
 
   /**
    * Marks each residual (`untyped_value` or `value`, outside arrays) that holds no value in any

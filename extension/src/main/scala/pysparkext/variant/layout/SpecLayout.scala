@@ -53,8 +53,8 @@ object SpecLayout {
       case other => throw fail(at, s"expected a group, found ${other.sql}")
     }
     def typed(t: DataType, at: String): DataType = t match {
-      case s: StructType => StructType(s.fields.map(f =>
-        f.copy(nullable = true, dataType = level(f.dataType, s"$at.${f.name}", top = false))))
+      case s: StructType => StructType(s.fields.map(f => LayoutMarks.requiredInFile(f, !f.nullable)
+        .copy(nullable = true, dataType = level(f.dataType, s"$at.${f.name}", top = false))))
       case ArrayType(e, _) => ArrayType(level(e, s"$at.element", top = false), containsNull = true)
       case primitive if TypedValue.isSupported(primitive) => primitive
       case other => throw fail(at, s"typed_value of type ${other.sql} is not supported")

@@ -28,6 +28,11 @@ object ShreddedPaths {
       timeZoneId: Option[String]): Expression = {
     val segments = SparkInternals.variantPath(path, "variant_get")
     val places = ListBuffer.empty[(Expression, Seq[VariantPathSegment])]
+    val rootType = root.dataType.asInstanceOf[StructType]
+    val spec = SpecLayout.isSpec(rootType)
+    // Spec-layout object steps whose field group may be null in a file: (path to the field,
+    // true where the object is non-null and the group null). See ShreddedVariantGet.
+    val groupChecks = ListBuffer.empty[(String, Expression)]
     var cur: Expression = root
     var complete = true
     var i = 0
@@ -41,8 +46,16 @@ object ShreddedPaths {
           val fields = level(shape.obj).dataType.asInstanceOf[StructType]
           fields.fieldNames.indexOf(key) match {
             case -1 => None
-            case ord => Some(GetStructField(part(cur, level, shape.obj), ord, Some(key)) ->
-              LayoutMarks.isShreddedEverywhere(fields(ord)))
+            case ord =>
+              val obj = part(cur, level, shape.obj)
+              val group = GetStructField(obj, ord, Some(key))
+              // As the rebuild checks (ShreddedLevel): only a field every file shreds, and not
+              // where every file declares the group required (then it is never null).
+              if (spec && LayoutMarks.isShreddedEverywhere(fields(ord)) &&
+                  !LayoutMarks.isRequiredEverywhere(fields(ord))) {
+                groupChecks += pathText(segments.take(i + 1)) -> And(IsNotNull(obj), IsNull(group))
+              }
+              Some(group -> LayoutMarks.isShreddedEverywhere(fields(ord)))
           }
         case ArrayExtraction(index) if shape.array >= 0 =>
           Some(GetArrayItem(part(cur, level, shape.array), Literal(index), failOnError = false) ->
@@ -66,14 +79,14 @@ object ShreddedPaths {
       case _ => residualOnly(cur).getOrElse(cur)
     }
     if (complete) places.prepend(leafPlace -> Nil)
-    val rootType = root.dataType.asInstanceOf[StructType]
-    val spec = SpecLayout.isSpec(rootType)
     val dictionary = Some(LevelShape.ordinal(rootType, SpecLayout.Metadata))
       .filter(_ >= 0 && places.exists(p => decodes(p._1.dataType)))
       .map(part(root, rootType, _))
-    val slow = ShreddedVariantGet(places.map(_._1).toSeq ++ dictionary, places.map(_._2).toSeq,
-      targetType, failOnError, column, path, timeZoneId, withDictionary = dictionary.isDefined,
-      spec = spec, shreddedFieldsWin = spec && targetType.isInstanceOf[StructType] && pushesIntoScan)
+    val slow = ShreddedVariantGet(places.map(_._1).toSeq ++ dictionary ++ groupChecks.map(_._2),
+      places.map(_._2).toSeq, targetType, failOnError, column, path, timeZoneId,
+      withDictionary = dictionary.isDefined, spec = spec,
+      shreddedFieldsWin = spec && targetType.isInstanceOf[StructType] && pushesIntoScan,
+      nullGroupChecks = groupChecks.map(_._1).toSeq)
     val leaf = if (complete && targetType != VariantType) typedLeaf(leafPlace) else None
     leaf.flatMap { case (typed, untyped) =>
       val cond = untyped.map(u => And(IsNotNull(typed), IsNull(u))).getOrElse(IsNotNull(typed))
@@ -84,6 +97,12 @@ object ShreddedPaths {
       }
     }.getOrElse(slow)
   }
+
+  /** A path's segments as text, `$.a[0].b`, for errors. */
+  private def pathText(segments: Seq[VariantPathSegment]): String = "$" + segments.map {
+    case ObjectExtraction(key) => s".$key"
+    case ArrayExtraction(index) => s"[$index]"
+  }.mkString
 
   /**
    * Spark's `spark.sql.variant.pushVariantIntoScan`: with it on, stock Spark reads a variant cast
