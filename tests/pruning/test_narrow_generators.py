@@ -18,6 +18,16 @@ def optimized_plan(spark, sql: str) -> str:
     return spark.sql(sql)._jdf.queryExecution().optimizedPlan().toString()
 
 
+def rows_and_reads_as_before(spark, sql: str) -> str:
+    """Compares ``sql`` with stock Spark with the rule on and off, checks that the rule reads what
+    was read without it, and returns the optimized plan with the rule on."""
+    _, ext = compare(spark, sql)
+    with confs(spark, NARROW_OFF):
+        _, before = compare(spark, sql)
+    assert ext.read_schemas == before.read_schemas
+    return optimized_plan(spark, sql)
+
+
 def below_generators(plan: str) -> str:
     """The plan's lines from its last (deepest) Generate down: what the generators read."""
     lines = plan.splitlines()
@@ -84,12 +94,7 @@ NARROWED = {
 
 @pytest.mark.parametrize("name", sorted(NARROWED))
 def test_generators_over_narrow_arrays_keep_rows(spark, generated_table, name):
-    sql = NARROWED[name]
-    _, ext = compare(spark, sql)
-    with confs(spark, NARROW_OFF):
-        _, before = compare(spark, sql)
-    assert ext.read_schemas == before.read_schemas
-    plan = optimized_plan(spark, sql)
+    plan = rows_and_reads_as_before(spark, NARROWED[name])
     assert "widen_pruned" not in plan, plan
 
 
@@ -105,12 +110,7 @@ WHOLE_ELEMENT = {
 
 @pytest.mark.parametrize("name", sorted(WHOLE_ELEMENT))
 def test_element_read_whole_is_widened_above_the_generator(spark, generated_table, name):
-    sql = WHOLE_ELEMENT[name]
-    _, ext = compare(spark, sql)
-    with confs(spark, NARROW_OFF):
-        _, before = compare(spark, sql)
-    assert ext.read_schemas == before.read_schemas
-    plan = optimized_plan(spark, sql)
+    plan = rows_and_reads_as_before(spark, WHOLE_ELEMENT[name])
     assert "widen_pruned" not in below_generators(plan), plan
     assert "widen_pruned" in plan, plan
 
