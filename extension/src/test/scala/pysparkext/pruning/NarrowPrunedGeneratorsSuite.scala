@@ -44,31 +44,30 @@ class NarrowPrunedGeneratorsSuite extends RuleSuite {
   /** The generated column as the operators above read it (qualified by the generator). */
   private def generated(g: Generate, a: Attribute): Attribute = g.output.find(_.exprId == a.exprId).get
 
+  /**
+   * `LATERAL VIEW explode(<items>) v AS view LATERAL VIEW explode(view.items) i AS item` over the
+   * scan, as Spark plans it, with items of type `itemType`: the second Generate and its `item`.
+   */
+  private def chainedExplodes(items: Alias, itemType: StructType): (Generate, Attribute) = {
+    val view = attr("view", ArrayType(itemType))
+    val g1 = generate(Explode(items.toAttribute), outer = false, "v", Seq(view), Project(Seq(items), relation))
+    val v = generated(g1, view)
+    val viewItems = alias(v, "_extract_items")
+    val itemCol = attr("item", itemType)
+    val g2 = generate(Explode(viewItems.toAttribute), outer = false, "i", Seq(itemCol),
+      Project(Seq(viewItems), Filter(Size(v, false) > 0 && IsNotNull(v), g1)))
+    (g2, generated(g2, itemCol))
+  }
+
   test("chained explodes explode the narrow arrays and the widening disappears (the scaladoc's plan)") {
     val items = fields(path(page, "views"), "items")
     val scanItems = alias(WidenPrunedValue(items, ArrayType(ArrayType(item))), "_extract_items")
-    val view = attr("view", ArrayType(item))
-    val g1 = generate(Explode(scanItems.toAttribute), outer = false, "v", Seq(view),
-      Project(Seq(scanItems), relation))
-    val v = generated(g1, view)
-    val viewItems = alias(v, "_extract_items")
-    val itemCol = attr("item", item)
-    val g2 = generate(Explode(viewItems.toAttribute), outer = false, "i", Seq(itemCol),
-      Project(Seq(viewItems), Filter(Size(v, false) > 0 && IsNotNull(v), g1)))
-    val i = generated(g2, itemCol)
+    val (g2, i) = chainedExplodes(scanItems, item)
     val cpc = alias(getField(i, "cpc"), "_extract_cpc")
     val before = Project(Seq(cpc), Filter(IsNotNull(getField(i, "clicked")) && getField(i, "clicked"), g2))
       .groupBy()(sum(cpc.toAttribute).as("revenue"))
 
-    val n1 = alias(items, "_extract_items")
-    val nView = attr("view", ArrayType(narrowItem))
-    val h1 = generate(Explode(n1.toAttribute), outer = false, "v", Seq(nView), Project(Seq(n1), relation))
-    val nv = generated(h1, nView)
-    val n2 = alias(nv, "_extract_items")
-    val nItem = attr("item", narrowItem)
-    val h2 = generate(Explode(n2.toAttribute), outer = false, "i", Seq(nItem),
-      Project(Seq(n2), Filter(Size(nv, false) > 0 && IsNotNull(nv), h1)))
-    val ni = generated(h2, nItem)
+    val (h2, ni) = chainedExplodes(alias(items, "_extract_items"), narrowItem)
     val after = Filter(IsNotNull(getField(ni, "clicked")) && getField(ni, "clicked"), h2)
       .groupBy()(sum(getField(ni, "cpc")).as("revenue"))
 
