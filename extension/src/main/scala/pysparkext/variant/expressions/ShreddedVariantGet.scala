@@ -100,9 +100,7 @@ case class ShreddedVariantGet(
     var i = 0
     while (i < nullGroupChecks.length) {
       if (values(first + i) == true) {
-        throw ShreddedVariantException.inRow(column, nullGroupChecks(i),
-          "the shredded field's group is null; a missing field has a non-null group whose " +
-            "value and typed_value are both null")
+        throw ShreddedVariantException.inRow(column, nullGroupChecks(i), ShreddedLevel.NullFieldGroup)
       }
       i += 1
     }

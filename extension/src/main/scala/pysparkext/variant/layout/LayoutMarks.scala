@@ -30,11 +30,10 @@ object LayoutMarks {
       case (f, i) if i == shape.obj =>
         val objects = files.flatMap(part(_, _.obj)).collect { case o: StructType => o }
         val fields = f.dataType.asInstanceOf[StructType].fields.map { c =>
-          val having = objects.flatMap(_.find(_.name == c.name)).map(_.dataType)
-            .collect { case l: StructType => l }
+          val inFiles = objects.flatMap(_.find(_.name == c.name))
+          val having = inFiles.map(_.dataType).collect { case l: StructType => l }
           val everywhere = objects.length == files.length && having.length == files.length
-          val required = everywhere &&
-            objects.flatMap(_.find(_.name == c.name)).forall(_.metadata.contains(RequiredInFile))
+          val required = everywhere && inFiles.forall(_.metadata.contains(RequiredInFile))
           val unflagged = c.copy(metadata = new MetadataBuilder().withMetadata(c.metadata)
             .remove(RequiredInFile).build())
           val flagged = if (required) withFlag(unflagged, RequiredEverywhere) else unflagged

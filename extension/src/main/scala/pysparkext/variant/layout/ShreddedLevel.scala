@@ -118,9 +118,7 @@ final case class ShreddedLevel(
         // The spec's shredded field groups are required: a null one is not a missing field (that
         // is a group of two nulls). A field some files lack is null there, so only a field every
         // file shreds is checked. Spark raises MALFORMED_VARIANT here.
-        throw ShreddedVariantException.inRow(column, s"$path.$name",
-          "the shredded field's group is null; a missing field has a non-null group whose " +
-            "value and typed_value are both null")
+        throw ShreddedVariantException.inRow(column, s"$path.$name", ShreddedLevel.NullFieldGroup)
       }
       if (!obj.isNullAt(i)) {
         val id = b.addKey(name)
@@ -151,6 +149,10 @@ final case class ShreddedLevel(
 }
 
 object ShreddedLevel {
+  /** What is wrong where a spec-layout field group is null (rebuilding the value, or a path read). */
+  val NullFieldGroup: String = "the shredded field's group is null; a missing field has a non-null " +
+    "group whose value and typed_value are both null"
+
   /**
    * Compiles the shape of a (possibly pruned) shredded struct type; `spec` says which layout
    * (a pruned level alone cannot always tell).
