@@ -75,8 +75,10 @@ object NarrowPrunedGenerators extends GuardedRule {
 
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
     if (!ExtConf.NestedSchemaPruning.get) return plan
-    val widens = plan.collectWithSubqueries { case p => p.expressions.exists(_.exists(_.isInstanceOf[WidenPrunedValue])) }
-    if (!widens.contains(true)) return plan
+    val widening = plan.collectWithSubqueries {
+      case p if p.expressions.exists(_.exists(_.isInstanceOf[WidenPrunedValue])) => p
+    }
+    if (widening.isEmpty) return plan
     plan.transformUpWithSubqueries {
       case g: Generate => narrow(g).getOrElse(g)
       case f @ Filter(condition, p: Project) if ours(p) => pushFilter(condition, p).getOrElse(f)
@@ -104,33 +106,30 @@ object NarrowPrunedGenerators extends GuardedRule {
    */
   private final class DroppedField extends RuntimeException with NoStackTrace
 
-  private def widen(e: Expression, t: DataType): Expression =
-    if (e.dataType == t) e else WidenPrunedValue(e, t)
-
   /**
    * `e` with reads of widened values reading the narrow value, every type unchanged; None where
    * a read needs a field the pruning dropped.
    */
   private[pruning] def simplify(e: Expression): Option[Expression] = try Some(e.transformUp {
     case WidenPrunedValue(c, t) if c.dataType == t => c
-    case WidenPrunedValue(WidenPrunedValue(c, _), t) => widen(c, t)
+    case WidenPrunedValue(WidenPrunedValue(c, _), t) => WidenPrunedValue.to(c, t)
     case g @ GetStructField(WidenPrunedValue(x, full: StructType), ordinal, _) => x.dataType match {
       case narrow: StructType =>
         val name = full(ordinal).name
         val i = fieldIndex(full, narrow, name)
-        widen(GetStructField(x, i, Some(name)), g.dataType)
+        WidenPrunedValue.to(GetStructField(x, i, Some(name)), g.dataType)
       case _ => g
     }
     case g @ GetArrayStructFields(WidenPrunedValue(x, ArrayType(full: StructType, _)), field, _, _, _) =>
       x.dataType match {
         case ArrayType(narrow: StructType, containsNull) =>
           val i = fieldIndex(full, narrow, field.name)
-          widen(GetArrayStructFields(x, narrow(i), i, narrow.length, containsNull || narrow(i).nullable),
-            g.dataType)
+          val read = GetArrayStructFields(x, narrow(i), i, narrow.length, containsNull || narrow(i).nullable)
+          WidenPrunedValue.to(read, g.dataType)
         case _ => g
       }
     case g: GetArrayItem if g.child.isInstanceOf[WidenPrunedValue] =>
-      widen(g.copy(child = g.child.asInstanceOf[WidenPrunedValue].child), g.dataType)
+      WidenPrunedValue.to(g.copy(child = g.child.asInstanceOf[WidenPrunedValue].child), g.dataType)
     // Nulls and lengths are those of the narrow value, so are counts of values.
     case IsNull(WidenPrunedValue(x, _)) => IsNull(x)
     case IsNotNull(WidenPrunedValue(x, _)) => IsNotNull(x)
@@ -276,7 +275,7 @@ object NarrowPrunedGenerators extends GuardedRule {
             val widened = g.requiredChildOutput ++ old.zip(columns).map { case (o, column) =>
               column match {
                 case Some(a) if a.exprId == o.exprId => produced(a.exprId)
-                case Some(a) => SparkInternals.alias(widen(produced(a.exprId), o.dataType), o.name,
+                case Some(a) => SparkInternals.alias(WidenPrunedValue.to(produced(a.exprId), o.dataType), o.name,
                   o.exprId, o.qualifier, Some(o.metadata))
                 case None => SparkInternals.alias(
                   if (o.nullable) Literal(null, o.dataType) else Literal.default(o.dataType),

@@ -100,16 +100,13 @@ final case class PrunedScan(original: PrunableScan, relation: LogicalPlan,
    */
   def rewriteNamed(ne: NamedExpression): NamedExpression = ne match {
     case a: Alias =>
-      SparkInternals.withAliasChild(a, exactly(rewriter(a.child), a.child.dataType))
+      SparkInternals.withAliasChild(a, WidenPrunedValue.to(rewriter(a.child), a.child.dataType))
     case a: AttributeReference =>
       val r = rewriter(a)
-      if (r eq a) a else SparkInternals.alias(exactly(r, a.dataType), a.name, a.exprId, a.qualifier,
+      if (r eq a) a else SparkInternals.alias(WidenPrunedValue.to(r, a.dataType), a.name, a.exprId, a.qualifier,
         Some(a.metadata))
     case other => other
   }
-
-  private def exactly(e: Expression, t: org.apache.spark.sql.types.DataType): Expression =
-    if (e.dataType == t) e else WidenPrunedValue(e, t)
 }
 
 object PrunedScan {

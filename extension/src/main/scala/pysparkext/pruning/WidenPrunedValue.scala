@@ -38,6 +38,11 @@ case class WidenPrunedValue(child: Expression, dataType: DataType) extends Unary
     copy(child = newChild)
 }
 
+object WidenPrunedValue {
+  /** `e` as type `t`: itself where it has that type already, else widened. */
+  def to(e: Expression, t: DataType): Expression = if (e.dataType == t) e else WidenPrunedValue(e, t)
+}
+
 /** Copies a non-null value of a pruned type into its original type. */
 sealed trait Widening extends Serializable {
   def apply(value: Any): Any
