@@ -19,7 +19,8 @@ a warm-up, medians of ``--repeat`` runs of ``collect()``:
 - ``mib``: what the process read through read system calls during ``collect()``
   (``benchmarks.metrics.InputBytes``), Delta's log included.
 
-``--extension-first`` puts the extension ahead of Delta in ``spark.sql.extensions``.
+``--delta-first`` lists the extension after Delta in ``spark.sql.extensions``, the order
+``pyspark_ext.configure`` used before it listed the extension first.
 
 Every run's rows must equal the first run's. Prints one line per query and the suites' ratios
 (sum over queries, extension over stock); writes
@@ -49,12 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.delta_execution")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--only", default=None, help="comma-separated query names")
-    parser.add_argument("--extension-first", action="store_true",
-                        help="the extension ahead of Delta in spark.sql.extensions")
+    parser.add_argument("--delta-first", action="store_true",
+                        help="the extension after Delta in spark.sql.extensions")
     args = parser.parse_args(argv)
     warehouse = OUT / "_delta_execution_warehouse"
     shutil.rmtree(warehouse, ignore_errors=True)
-    spark = tables._session("delta", warehouse, extension_first=args.extension_first)
+    spark = tables._session("delta", warehouse, delta_first=args.delta_first)
     print("spark.sql.extensions =", spark.conf.get("spark.sql.extensions"), flush=True)
     io = InputBytes(spark)
     sc = spark.sparkContext

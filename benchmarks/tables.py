@@ -42,9 +42,9 @@ OUT = REPO / "benchmarks" / "out" / "tables"
 NESTED_ROWS, VARIANT_ROWS, PAYLOAD_WIDTH = 100_000, 300_000, 1000
 
 
-def _session(product: str, warehouse: Path, extension_first: bool = False) -> SparkSession:
-    """``extension_first``: the extension's class ahead of the product's in ``spark.sql.extensions``
-    (by default it comes after), so its rules of each batch run before the product's."""
+def _session(product: str, warehouse: Path, delta_first: bool = False) -> SparkSession:
+    """``delta_first``: the extension's class after Delta's in ``spark.sql.extensions``, the order
+    ``pyspark_ext.configure`` used before it put the extension first (docs/table-formats.md)."""
     builder = (SparkSession.builder.master("local[2]").appName(f"pyspark-ext tables {product}")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "8g"))
@@ -57,10 +57,10 @@ def _session(product: str, warehouse: Path, extension_first: bool = False) -> Sp
                  "spark.sql.catalog.bench.warehouse": str(warehouse / "iceberg")}
     builder = with_product(builder, PRODUCTS[product], **extra)
     builder = pyspark_ext.configure(builder)
-    if extension_first:
+    if delta_first:
         names = [n.strip() for n in builder._options["spark.sql.extensions"].split(",") if n.strip()]
         ours = [n for n in names if n.startswith("pysparkext.")]
-        builder = builder.config("spark.sql.extensions", ",".join(ours + [n for n in names if n not in ours]))
+        builder = builder.config("spark.sql.extensions", ",".join([n for n in names if n not in ours] + ours))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

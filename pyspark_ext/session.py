@@ -25,9 +25,26 @@ def connect_server_confs() -> dict[str, str]:
     return {**extension_confs(), RELATION_PLUGINS: CONNECT_PLUGIN_CLASS}
 
 
+#: Session extensions that plan table scans in the optimizer's "Pre CBO Rules" batch, where the
+#: extension's rules run too. Rules of one batch run in the order of ``spark.sql.extensions``:
+#: the extension goes ahead of these, so that the format plans its scan with the columns and
+#: filters the extension leaves (Delta otherwise lists the table's files again during the query).
+PLAN_SCANS_IN_PRE_CBO = ("io.delta.sql.DeltaSparkSessionExtension",)
+
+
 def _append(existing: str | None, value: str) -> str:
-    items = [i for i in (existing or "").split(",") if i.strip()]
+    items = [i.strip() for i in (existing or "").split(",") if i.strip()]
     return ",".join(items if value in items else [*items, value])
+
+
+def _add_extension(existing: str | None, value: str) -> str:
+    """``value`` appended to the list, or placed just ahead of the first format extension that
+    plans its scans after it (``PLAN_SCANS_IN_PRE_CBO``). A list that has it already is kept."""
+    items = [i.strip() for i in (existing or "").split(",") if i.strip()]
+    if value in items:
+        return ",".join(items)
+    at = next((n for n, item in enumerate(items) if item in PLAN_SCANS_IN_PRE_CBO), len(items))
+    return ",".join([*items[:at], value, *items[at:]])
 
 
 def setting_key(name: str) -> str:
@@ -46,7 +63,8 @@ def configure(builder: SparkSession.Builder, **settings_: str | bool | int) -> S
     """Return ``builder`` with the extension jar and ``spark.sql.extensions`` set.
 
     Values already on the builder for ``spark.jars`` and ``spark.sql.extensions`` are kept; ours
-    are appended. Extra keyword settings are extension confs without their prefix, for example
+    are appended, except that the extension's class goes ahead of Delta Lake's
+    (``PLAN_SCANS_IN_PRE_CBO``; docs/table-formats.md says why). Extra keyword settings are extension confs without their prefix, for example
     ``configure(builder, strict=True)`` sets ``spark.pyspark_ext.strict=true`` (a key with dots:
     ``**{"variant.enabled": False}``). An unknown keyword fails, naming the nearest known one. A
     session already running without the extension fails here: ``getOrCreate`` would return it
@@ -57,7 +75,8 @@ def configure(builder: SparkSession.Builder, **settings_: str | bool | int) -> S
     if "spark.remote" not in options:
         refuse_running_session_without_extension()
     for key, value in extension_confs().items():
-        builder = builder.config(key, _append(options.get(key), value))
+        add = _add_extension if key == "spark.sql.extensions" else _append
+        builder = builder.config(key, add(options.get(key), value))
     for key, value in keys.items():
         text = str(value).lower() if isinstance(value, bool) else str(value)
         builder = builder.config(key, text)

@@ -10,6 +10,7 @@ import pyspark
 import pytest
 
 from pyspark_ext import jar
+from pyspark_ext.jar import EXTENSION_CLASS
 from pyspark_ext.session import configure
 
 pytestmark = pytest.mark.subprocess
@@ -74,6 +75,24 @@ def test_configure_appends_to_existing_settings():
     assert options["spark.sql.extensions"] == "com.example.Other,pysparkext.PySparkExtSessionExtensions"
     assert options["spark.pyspark_ext.strict"] == "true"
     builder._options.pop("spark.sql.extensions")
+
+
+def test_configure_lists_the_extension_ahead_of_deltas():
+    """Delta plans its scans in the batch the extension's rules run in, in list order
+    (docs/table-formats.md): the extension goes ahead of it, other extensions keep theirs."""
+    from pyspark.sql import SparkSession
+    delta, comet = "io.delta.sql.DeltaSparkSessionExtension", "org.apache.comet.CometSparkSessionExtensions"
+    builder = SparkSession.builder.config("spark.sql.extensions", f"{comet}, {delta}")
+    try:
+        configure(builder)
+        assert builder._options["spark.sql.extensions"] == f"{comet},{EXTENSION_CLASS},{delta}"
+        configure(builder)  # listed once, where it is
+        assert builder._options["spark.sql.extensions"] == f"{comet},{EXTENSION_CLASS},{delta}"
+        builder.config("spark.sql.extensions", f"{delta},{EXTENSION_CLASS}")
+        configure(builder)  # the user's own order is kept (the extension warns at session start)
+        assert builder._options["spark.sql.extensions"] == f"{delta},{EXTENSION_CLASS}"
+    finally:
+        builder._options.pop("spark.sql.extensions")
 
 
 def test_every_conf_the_extension_reads_is_documented():

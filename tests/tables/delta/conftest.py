@@ -39,6 +39,19 @@ def log_has_deletion_vectors(spark, table: str) -> bool:
     return False
 
 
+def spark_jobs(spark, query: str) -> int:
+    """How many Spark jobs ``query`` runs, planning included, with the extension on."""
+    sc = spark.sparkContext
+    tag = f"spark-jobs-{id(query)}-{len(query)}"
+    sc.addJobTag(tag)
+    try:
+        spark.sql(query).collect()
+    finally:
+        sc.removeJobTag(tag)
+    sc._jsc.sc().listenerBus().waitUntilEmpty()  # the status store learns of jobs from it
+    return len(sc._jsc.sc().statusTracker().getJobIdsForTag(tag))
+
+
 def sql(spark, *statements: str) -> None:
     for statement in statements:
         spark.sql(statement)

@@ -10,8 +10,10 @@ import re
 import pytest
 
 from pyspark_ext import settings
+from pyspark_ext.jar import EXTENSION_CLASS
 from tests.support.differential import compare, confs
 from tests.support.nested_shapes import SHAPES
+from tests.tables.delta.conftest import spark_jobs
 
 #: The columns Delta's planner adds to a scan of a table with deletion vectors.
 DV_COLUMNS = re.compile(r",?(__delta_internal_is_row_deleted:tinyint|_tmp_metadata_row_index:bigint)")
@@ -124,3 +126,16 @@ def test_delta_switch_leaves_delta_scans_as_delta_plans_them(spark, events, tmp_
     assert path_ext.leaves < path_stock.leaves
     _, delta_on = compare(spark, on_delta)
     assert delta_on.leaves < delta_stock.leaves
+
+
+def test_delta_plans_the_scan_the_extension_narrowed(spark, evolved):
+    """``configure`` lists the extension ahead of Delta, whose scan planning runs in the same
+    optimizer batch (docs/table-formats.md): Delta then lists the files for the filters the
+    extension leaves, and a filter on a nested field costs no Spark job more than one on a
+    top-level column. Listed after Delta, the extension changes the scan Delta planned, and Delta
+    lists the table's files again while the query runs. (A table without deletion vectors: with
+    them, Delta fixes a scan's files when it plans it.)"""
+    assert spark.conf.get("spark.sql.extensions").split(",").index(EXTENSION_CLASS) == 0
+    query = "SELECT s.b.c FROM evolved WHERE s.b.d > 0.5"
+    compare(spark, query)
+    assert spark_jobs(spark, query) == spark_jobs(spark, "SELECT s.b.c FROM evolved WHERE id > 100")

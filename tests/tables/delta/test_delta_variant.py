@@ -10,7 +10,7 @@ import pytest
 
 import pyspark_ext
 from tests.support.differential import run
-from tests.tables.delta.conftest import _variant_table, sql
+from tests.tables.delta.conftest import _variant_table, spark_jobs, sql
 
 
 def compare(spark, query):
@@ -96,3 +96,15 @@ def test_explain_read_schema_reports_delta_scans(spark, variants):
     scans = pyspark_ext.explain_read_schema(df)
     assert len(scans) == 1
     assert scans[0]["table"] == "spark_catalog.default.variants"
+
+
+def test_delta_plans_the_shredded_scan_once(spark):
+    """The extension rewrites a path filter to the shredded columns before Delta plans the scan
+    (the extension is first in spark.sql.extensions), so Delta does not list the files again
+    while the query runs. (A table without deletion vectors: with them, Delta fixes a scan's
+    files when it plans it.)"""
+    table = _variant_table(spark, "variants_plain", "")
+    query = f"SELECT id FROM {table} WHERE variant_get(v, '$.a', 'int') < 50"
+    _, ext = compare(spark, query)
+    assert any("typed_value" in s for s in ext.read_schemas), ext.read_schemas
+    assert spark_jobs(spark, query) == spark_jobs(spark, f"SELECT id, v FROM {table} WHERE id < 50")

@@ -19,7 +19,8 @@ import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
  * it rewrites and reads its own switches. First it probes the Spark internals the rules rely on
- * ([[SparkInternalsProbe]]): a feature whose internal is missing stays off, with a warning.
+ * ([[SparkInternalsProbe]]): a feature whose internal is missing stays off, with a warning. It
+ * also warns where Delta Lake's extension is listed ahead of it ([[ExtensionOrder]]).
  * `docs/architecture.md` follows a query through these rules.
  *
  * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
@@ -45,6 +46,7 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     // own settings, so that Spark checks their values there.
     require(ExtConf.all.nonEmpty)
     SparkInternalsProbe.run()
+    ExtensionOrder.checkOnce()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
     extensions.injectPostHocResolutionRule(_ => ResolveSpecLayoutWrites)
     OptimizerHooksShim.injectBeforeOperatorOptimization(extensions, PushCorrelatedProjectionThroughUnion,
