@@ -6,6 +6,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame
 
+from .java_classes import java_class
 from .loaded import require_extension
 
 
@@ -36,8 +37,9 @@ def explain_read_schema(df: DataFrame, run: bool = False) -> list[dict[str, Any]
     require_extension(df.sparkSession, "explain_read_schema")
     jvm = df.sparkSession._jvm
     if run:
-        jvm.org.apache.spark.sql.pysparkext.QueryRuns.runDiscardingRows(df._jdf, "explain_read_schema")
-    report = jvm.pysparkext.report.ReadSchemaReport.json(df._jdf)
+        java_class(jvm, "org.apache.spark.sql.pysparkext.QueryRuns").runDiscardingRows(
+            df._jdf, "explain_read_schema")
+    report = java_class(jvm, "pysparkext.report.ReadSchemaReport").json(df._jdf)
     return json.loads(report)
 
 

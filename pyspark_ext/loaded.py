@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .jar import EXTENSION_CLASS
+from .java_classes import java_class
 
+SPARK_UTILS = "org.apache.spark.util.Utils"
 _CLASS_FILE = EXTENSION_CLASS.replace(".", "/") + ".class"
 HOW_TO_FIX = ("Start the session with pyspark_ext.configure(SparkSession.builder).getOrCreate(), "
               "after stopping any session already running (spark.stop()), or pass the settings "
@@ -45,7 +47,7 @@ def missing_reason(spark: Any) -> str | None:
     extensions = [e.strip() for e in (spark.conf.get("spark.sql.extensions", None) or "").split(",")]
     if EXTENSION_CLASS not in extensions:
         return f"spark.sql.extensions does not name {EXTENSION_CLASS}"
-    if not spark._jvm.org.apache.spark.util.Utils.classIsLoadable(EXTENSION_CLASS):
+    if not java_class(spark._jvm, SPARK_UTILS).classIsLoadable(EXTENSION_CLASS):
         jars = spark.conf.get("spark.jars", None) or "(not set)"
         return f"{EXTENSION_CLASS} is not on the driver's classpath (spark.jars: {jars})"
     return None
@@ -87,7 +89,7 @@ def refuse_running_session_without_extension() -> None:
         return
     from pyspark import SparkContext
     jvm = SparkContext._jvm
-    if jvm is not None and not jvm.org.apache.spark.util.Utils.classIsLoadable(EXTENSION_CLASS):
+    if jvm is not None and not java_class(jvm, SPARK_UTILS).classIsLoadable(EXTENSION_CLASS):
         raise ExtensionNotLoadedError(
             "configure: this process's JVM was started by an earlier session without the "
             "pyspark-ext jar, and a new session cannot add a jar to it. Call "
