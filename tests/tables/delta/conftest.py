@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import glob
 import os
+import uuid
 
 import pytest
 
@@ -42,7 +43,7 @@ def log_has_deletion_vectors(spark, table: str) -> bool:
 def spark_jobs(spark, query: str) -> int:
     """How many Spark jobs ``query`` runs, planning included, with the extension on."""
     sc = spark.sparkContext
-    tag = f"spark-jobs-{id(query)}-{len(query)}"
+    tag = f"spark-jobs-{uuid.uuid4().hex}"  # a tag of its own: a tag's jobs accumulate
     sc.addJobTag(tag)
     try:
         spark.sql(query).collect()
