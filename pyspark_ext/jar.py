@@ -123,8 +123,12 @@ def compile_scala(sources: list[Path], classes: Path, classpath: tuple[Path, ...
     """Compile ``sources`` into ``classes`` with pyspark's Scala compiler, against pyspark's jars
     and ``classpath`` (the Scala rule suites add the extension jar and ScalaTest)."""
     cp = os.pathsep.join([str(pyspark_jars_dir() / "*"), *[str(c) for c in classpath]])
+    # One short compile in a cold JVM: C1 alone reaches speed sooner than tiered C2, the serial
+    # collector costs least at this heap size, and class files are written in parallel. Measured
+    # on 2 cores: 23 s with the JVM's defaults, 12 s so.
     cmd = [
-        _java(), "-Xss8m", "-cp", cp, "scala.tools.nsc.Main",
+        _java(), "-Xss8m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", cp,
+        "scala.tools.nsc.Main", "-Ybackend-parallelism", str(min(4, os.cpu_count() or 1)),
         "-usejavacp", "-release", "17", "-d", str(classes),
         *[str(s) for s in sources],
     ]
