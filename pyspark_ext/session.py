@@ -32,18 +32,13 @@ def connect_server_confs() -> dict[str, str]:
 PLAN_SCANS_IN_PRE_CBO = ("io.delta.sql.DeltaSparkSessionExtension",)
 
 
-def _append(existing: str | None, value: str) -> str:
-    items = [i.strip() for i in (existing or "").split(",") if i.strip()]
-    return ",".join(items if value in items else [*items, value])
-
-
-def _add_extension(existing: str | None, value: str) -> str:
-    """``value`` appended to the list, or placed just ahead of the first format extension that
-    plans its scans after it (``PLAN_SCANS_IN_PRE_CBO``). A list that has it already is kept."""
+def _add(existing: str | None, value: str, ahead_of: tuple[str, ...] = ()) -> str:
+    """The comma-separated list ``existing`` with ``value`` added: just ahead of the first item in
+    ``ahead_of``, else at the end. A list that has it already is kept as it is."""
     items = [i.strip() for i in (existing or "").split(",") if i.strip()]
     if value in items:
         return ",".join(items)
-    at = next((n for n, item in enumerate(items) if item in PLAN_SCANS_IN_PRE_CBO), len(items))
+    at = next((n for n, item in enumerate(items) if item in ahead_of), len(items))
     return ",".join([*items[:at], value, *items[at:]])
 
 
@@ -64,19 +59,19 @@ def configure(builder: SparkSession.Builder, **settings_: str | bool | int) -> S
 
     Values already on the builder for ``spark.jars`` and ``spark.sql.extensions`` are kept; ours
     are appended, except that the extension's class goes ahead of Delta Lake's
-    (``PLAN_SCANS_IN_PRE_CBO``; docs/table-formats.md says why). Extra keyword settings are extension confs without their prefix, for example
-    ``configure(builder, strict=True)`` sets ``spark.pyspark_ext.strict=true`` (a key with dots:
-    ``**{"variant.enabled": False}``). An unknown keyword fails, naming the nearest known one. A
-    session already running without the extension fails here: ``getOrCreate`` would return it
-    unchanged.
+    (``PLAN_SCANS_IN_PRE_CBO``; docs/table-formats.md says why). Extra keyword settings are
+    extension confs without their prefix, for example ``configure(builder, strict=True)`` sets
+    ``spark.pyspark_ext.strict=true`` (a key with dots: ``**{"variant.enabled": False}``). An
+    unknown keyword fails, naming the nearest known one. A session already running without the
+    extension fails here: ``getOrCreate`` would return it unchanged.
     """
     keys = {setting_key(name): value for name, value in settings_.items()}
     options = getattr(builder, "_options", {})
     if "spark.remote" not in options:
         refuse_running_session_without_extension()
     for key, value in extension_confs().items():
-        add = _add_extension if key == "spark.sql.extensions" else _append
-        builder = builder.config(key, add(options.get(key), value))
+        ahead_of = PLAN_SCANS_IN_PRE_CBO if key == "spark.sql.extensions" else ()
+        builder = builder.config(key, _add(options.get(key), value, ahead_of))
     for key, value in keys.items():
         text = str(value).lower() if isinstance(value, bool) else str(value)
         builder = builder.config(key, text)
