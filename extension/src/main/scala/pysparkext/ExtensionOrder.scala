@@ -30,12 +30,11 @@ object ExtensionOrder extends Logging {
       s"same; to save that listing, list $OwnClass first (pyspark_ext.configure does).")
   }
 
-  @volatile private var checked = false
-
-  /** Logs [[warning]] for this JVM's `spark.sql.extensions`, once per JVM (a static setting). */
-  def checkOnce(): Unit = if (!checked) {
-    checked = true
+  // A lazy val: evaluated once per JVM, by one thread, as `spark.sql.extensions` is static.
+  private lazy val checked: Unit =
     Option(SparkEnv.get).flatMap(env => warning(env.conf.get("spark.sql.extensions", "")))
       .foreach(message => logWarning(message))
-  }
+
+  /** Logs [[warning]] for this JVM's `spark.sql.extensions`, once per JVM. */
+  def checkOnce(): Unit = checked
 }
