@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         sql = NESTED_QUERIES[name]
         _, reference = one(sql, "stock")
         for _ in range(2):  # warm-up, both modes
-            one(sql, "stock"), one(sql, "extension")
+            one(sql, "stock")
+            one(sql, "extension")
         seconds: dict[str, list[float]] = {m: [] for m in MODES}
         for i in range(args.repeat):
             for mode in (("stock", "extension") if i % 2 == 0 else ("extension", "stock")):
