@@ -400,14 +400,3 @@ object SparkInternals {
   /** Whether a scan's vector type (`FileSourceScanExec.vectorTypes`) is Spark's on-heap vector. */
   def isOnHeapVector(vectorType: String): Boolean = vectorType == classOf[OnHeapColumnVector].getName
 }
-
-/** Shipping a Hadoop configuration to executors, as Spark's own file formats do. */
-object HadoopConfShipping {
-  /** A serializable function that returns `conf` on an executor, broadcast once per scan. */
-  def ship(sc: org.apache.spark.SparkContext,
-           conf: org.apache.hadoop.conf.Configuration): () => org.apache.hadoop.conf.Configuration = {
-    // SerializableConfiguration.broadcast is 4.1+; a broadcast of the wrapper works on every line
-    val shipped = sc.broadcast(new org.apache.spark.util.SerializableConfiguration(conf))
-    () => shipped.value.value
-  }
-}
