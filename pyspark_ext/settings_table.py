@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .java_classes import java_class
+
 
 @dataclass(frozen=True)
 class Declared:
@@ -19,7 +21,7 @@ class Declared:
 def declared(spark: Any) -> list[Declared]:
     """Every setting the jar in ``spark``'s JVM declares, in declaration order."""
     rows = []
-    for line in spark._jvm.pysparkext.ExtConf.listing().split("\n"):
+    for line in java_class(spark._jvm, "pysparkext.ExtConf").listing().split("\n"):
         key, type_, default, doc, alternatives, visibility = line.split("\t")
         rows.append(Declared(key, type_, default, doc, tuple(a for a in alternatives.split(",") if a),
                              visibility == "public"))

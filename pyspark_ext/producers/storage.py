@@ -137,12 +137,14 @@ def _hadoop_rename(src: str, dst: str) -> bool:
     """Hadoop's rename fails (returns False) when ``dst`` exists: an exclusive publish on HDFS and
     on object-store connectors that implement it."""
     from pyspark.sql import SparkSession
+
+    from ..java_classes import java_class
     spark = SparkSession.getActiveSession()
-    jvm = spark.sparkContext._jvm
+    hadoop_path = java_class(spark.sparkContext._jvm, "org.apache.hadoop.fs.Path")
     conf = spark.sparkContext._jsc.hadoopConfiguration()
-    path = jvm.org.apache.hadoop.fs.Path(dst)
+    path = hadoop_path(dst)
     fs = path.getFileSystem(conf)
-    return bool(fs.rename(jvm.org.apache.hadoop.fs.Path(src), path))
+    return bool(fs.rename(hadoop_path(src), path))
 
 
 # -- the lease ----------------------------------------------------------------------------------
