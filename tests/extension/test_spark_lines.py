@@ -7,7 +7,7 @@ import pyspark
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from pyspark_ext import jar
+from pyspark_ext import jar, settings
 from tests.support.differential import ENABLED, confs
 
 LINE = jar.spark_line()
@@ -22,8 +22,7 @@ def test_the_jar_is_built_for_the_installed_spark(spark: SparkSession) -> None:
     assert spark.version == pyspark.__version__
     assert f"_spark-{pyspark.__version__}_" in jar.jar_path().name
     # test_switches simulates missing internals through a test setting, which its warnings name
-    missing = [w for w in _warnings(spark)
-               if " lacks " in w and "spark.pyspark_ext.test.missingSparkInternals" not in w]
+    missing = [w for w in _warnings(spark) if " lacks " in w and settings.FAKE_MISSING_INTERNALS not in w]
     assert missing == [], missing
 
 
