@@ -8,6 +8,7 @@ values by those types, ``SET -v`` lists the settings with their docs, and the ta
 from __future__ import annotations
 
 import difflib
+from typing import Iterable
 
 PREFIX = "spark.pyspark_ext."
 
@@ -46,7 +47,10 @@ RENAMED: dict[str, str] = {PREFIX + "variant.draftLayout.enabled": SHREDDED_VARI
 """Older keys, still read when the current key is not set."""
 
 
-def nearest(key: str) -> str:
-    """The known key most like ``key``, to name in an error about a misspelled one."""
-    known = [*KEYS, *RENAMED]
-    return difflib.get_close_matches(key, known, n=1, cutoff=0)[0]
+def nearest(key: str, known: Iterable[str] | None = None) -> str:
+    """The known key most like ``key``, to name in an error about a misspelled one; or, given
+    ``known`` (not empty), the name in it most like ``key``, such as a column or field name.
+    Compared ignoring case (Spark's identifiers and most misspellings do), returned as spelt."""
+    names = [*KEYS, *RENAMED] if known is None else list(known)
+    spelt = {name.lower(): name for name in reversed(names)}  # the first of names equal but for case
+    return spelt[difflib.get_close_matches(key.lower(), list(spelt), n=1, cutoff=0)[0]]
