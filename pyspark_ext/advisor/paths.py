@@ -21,6 +21,8 @@ from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, ByteType, Dat
                                ShortType, StringType, StructType, TimestampNTZType, TimestampType,
                                VariantType)
 
+from ..settings import nearest
+
 # Spark SQL as people write it: Databricks' dialect is Spark's plus the ``v:a.b`` variant path.
 DIALECT = "databricks"
 Path = tuple[str, ...]
@@ -29,14 +31,15 @@ EXPLODES = {"explode", "explode_outer", "posexplode", "posexplode_outer"}
 
 
 class UnresolvedQuery(ValueError):
-    """A query the advisor cannot parse or resolve; the message says why. A syntax error knows
-    where it is in the query (``line``, ``column``: 1-based), an unknown table its ``tables``."""
+    """A query the advisor cannot parse or resolve; the message says why. A syntax error or an
+    unknown name knows where it is in the query (``line``, ``column``: 1-based), an unknown table
+    its ``tables``; ``hint`` follows the position (``did you mean ...?``)."""
 
     def __init__(self, reason: str, *, line: int | None = None, column: int = 1,
-                 syntax: bool = False, tables: tuple[str, ...] = ()) -> None:
+                 syntax: bool = False, tables: tuple[str, ...] = (), hint: str = "") -> None:
         super().__init__(reason)
         self.reason, self.line, self.column, self.tables = reason, line, column, tables
-        self.syntax = syntax
+        self.syntax, self.hint = syntax, hint
 
     def __str__(self) -> str:
         return self.at(1, 1)
@@ -44,13 +47,14 @@ class UnresolvedQuery(ValueError):
     def at(self, first_line: int, first_column: int) -> str:
         """The message with the syntax error's position in a file whose query starts at
         ``first_line``, ``first_column``."""
+        hint = f"; {self.hint}" if self.hint else ""
         if self.line is None:
-            return self.reason
+            return self.reason + hint
         line = first_line + self.line - 1
         column = self.column + (first_column - 1 if self.line == 1 else 0)
         if self.syntax:
             return f"syntax error at line {line}, column {column}: {self.reason}"
-        return f"{self.reason} (line {line}, column {column})"
+        return f"{self.reason} (line {line}, column {column}){hint}"
 
 
 def _syntax_error(e: ParseError) -> UnresolvedQuery:
@@ -67,8 +71,16 @@ def _syntax_error(e: ParseError) -> UnresolvedQuery:
     return UnresolvedQuery(reason, line=first["line"], column=column, syntax=True)
 
 
-def _resolution_error(e: SqlglotError) -> UnresolvedQuery:
+def _resolution_error(e: SqlglotError, sql: str | exp.Expression,
+                      tables: dict[str, StructType]) -> UnresolvedQuery:
     message = str(e).splitlines()[0]
+    try:
+        parsed = sqlglot.parse_one(sql, read=DIALECT) if isinstance(sql, str) else sql
+        unknown = _unknown_column(message, parsed, tables)
+    except SqlglotError:
+        unknown = None
+    if unknown is not None:
+        return unknown
     # qualify's "Column 'x' could not be resolved. Line: 1, Col: 11": the column where x ends
     where = re.search(r"\.? Line: (\d+), Col: (\d+)\.?$", message)
     if where is None:
@@ -83,6 +95,142 @@ def _unknown_tables(names: list[str]) -> UnresolvedQuery:
     return UnresolvedQuery(f"unknown table{'s' if len(names) > 1 else ''} {', '.join(names)} "
                            f"(no schema given for {'them' if len(names) > 1 else 'it'})",
                            tables=tuple(names))
+
+
+# sqlglot lower-cases unquoted identifiers as it resolves a query (Spark's are case-insensitive);
+# each identifier keeps its spelling here, so that errors name it as the user wrote it.
+_WRITTEN = "pyspark_ext_written"
+
+
+def _keep_spelling(tree: exp.Expression) -> None:
+    for ident in tree.find_all(exp.Identifier):
+        ident.meta[_WRITTEN] = ident.this
+
+
+def _written(node: exp.Expression) -> str:
+    return node.meta.get(_WRITTEN, node.name) if isinstance(node, exp.Identifier) else node.name
+
+
+def _reference(node: exp.Expression, resolved: bool = True) -> str:
+    """The column reference ``node`` is part of, as written: ``customer.adress.city``, ``p.sku``,
+    ``m['k'].x``; in a ``resolved`` tree without the table qualifier (sqlglot may have added it)."""
+    top = node.parent if isinstance(node.parent, (exp.Column, exp.Dot)) else node
+    while isinstance(top.parent, (exp.Dot, exp.Bracket)) and top.parent.this is top:
+        top = top.parent
+
+    def render(n: exp.Expression) -> str:
+        if isinstance(n, exp.Dot):
+            return f"{render(n.this)}.{_written(n.expression)}"
+        if isinstance(n, exp.Bracket):
+            return f"{render(n.this)}[{', '.join(k.sql(DIALECT) for k in n.expressions)}]"
+        if isinstance(n, exp.Column):
+            return ".".join(_written(p) for p in (n.parts[1:] if n.table and resolved else n.parts))
+        return _written(n)
+    return render(top)
+
+
+def _unknown_name(what: str, ident: exp.Expression, reference: str,
+                  known: list[str]) -> UnresolvedQuery:
+    """``unknown field adress in customer.adress.city (line 1, column 17); did you mean Address?``"""
+    name = _written(ident)
+    reason = f"unknown {what} {name}" + (f" in {reference}" if reference != name else "")
+    meta = ident.meta
+    # the tokenizer's col is where the token ends; say where it starts
+    line, column = (meta["line"], meta["col"] - (meta["end"] - meta["start"])) \
+        if {"line", "col", "start", "end"} <= meta.keys() else (None, 1)
+    return UnresolvedQuery(reason, line=line, column=column,
+                           hint=f"did you mean {nearest(name, known)}?" if known else "")
+
+
+def _blamed_column(message: str, tree: exp.Expression) -> exp.Column | None:
+    """The column of ``tree`` (parsed, not resolved) that sqlglot's resolution error is about."""
+    columns = list(tree.find_all(exp.Column))
+    at = re.match(r"Column '.*' could not be resolved(?: for table: '.*')?\. Line: (\d+), Col: (\d+)",
+                  message)
+    if at is not None:  # the position of the column's last part
+        line, col = int(at.group(1)), int(at.group(2))
+        return next((c for c in columns if c.this.meta.get("line") == line
+                     and c.this.meta.get("col") == col), None)
+    named = re.match(r"Unknown column: (.*)$", message)
+    if named is not None:
+        columns.sort(key=lambda c: c.this.meta.get("start", 0))
+        return next((c for c in columns if any(p.name.lower() == named.group(1).lower()
+                                               for p in c.parts)), None)
+    return None
+
+
+def _source_columns(source: exp.Expression | Scope, tables: dict[str, StructType]) -> list[str] | None:
+    """The columns a FROM item offers, None when not known here (a star, a function's output)."""
+    if isinstance(source, exp.Table):
+        schema = {k.lower(): v for k, v in tables.items()}.get(source.name.lower())
+        return [f.name for f in schema.fields] if schema is not None else None
+    if isinstance(source, Scope):
+        query = source.expression
+        while isinstance(query, exp.SetOperation):
+            query = query.this
+        if isinstance(query, exp.Select) and not any(p.find(exp.Star) for p in query.selects):
+            return [p.alias_or_name for p in query.selects]
+    return None
+
+
+def _unknown_column(message: str, tree: exp.Expression,
+                    tables: dict[str, StructType]) -> UnresolvedQuery | None:
+    """sqlglot names the last part of a column it cannot resolve, lower-cased (``Column 'city'
+    could not be resolved for table: 'address'`` for ``Custmer.Address.city``): find that column
+    in the query as parsed, and name the part that is unknown, as written, with the nearest
+    known name. None when the query's names are not all known here: sqlglot's message stands."""
+    column = _blamed_column(message, tree)
+    scope = next((s for s in traverse_scope(tree) if any(c is column for c in s.columns)), None) \
+        if column is not None else None
+    if column is None or scope is None:
+        return None
+    sources: dict[str, list[str] | None] = {}
+    aliases: list[str] = []  # a projection's alias, which ORDER BY or HAVING may name
+    while scope is not None:  # a correlated subquery sees its outer query's sources
+        for name, source in scope.sources.items():
+            sources.setdefault(name.lower(), _source_columns(source, tables))
+        if isinstance(scope.expression, exp.Select):
+            aliases += [p.alias for p in scope.expression.selects if p.alias]
+            for lateral in scope.expression.args.get("laterals") or []:
+                alias = lateral.args.get("alias")
+                if alias is not None:
+                    sources[alias.name.lower()] = [c.name for c in alias.columns]
+        scope = scope.parent
+    if any(known is None for known in sources.values()):
+        return None
+    columns = [c for known in sources.values() for c in known or ()] + aliases
+    parts = column.parts
+    reference = _reference(parts[0], resolved=False)
+    if len(parts) > 1 and parts[0].name.lower() in sources:
+        known = sources[parts[0].name.lower()] or []
+        if parts[1].name.lower() in {c.lower() for c in known}:
+            return None
+        return _unknown_name("column", parts[1], reference, known)
+    if parts[0].name.lower() in {c.lower() for c in columns}:
+        return None
+    names = columns + ([s for s in sources] if len(parts) > 1 else [])
+    return _unknown_name("column", parts[0], reference, names)
+
+
+def _missing_field(schema: StructType, base: str,
+                   steps: list[exp.Expression]) -> tuple[exp.Expression, StructType] | None:
+    """The first field a plain chain of names asks of a struct (or an array of structs) that it
+    does not have, and that struct. Only plain chains are checked: after a subscript, a star or
+    a map (where a dot looks a key up) Spark's own rules apply, and the value is read whole."""
+    found = _field_type(schema, base)
+    t = found[1] if found is not None else None
+    for step in steps:
+        if not isinstance(step, exp.Identifier):
+            return None
+        while isinstance(t, ArrayType):
+            t = t.elementType
+        if not isinstance(t, StructType):
+            return None
+        found = _field_type(t, step.name)
+        if found is None:
+            return step, t
+        t = found[1]
+    return None
 
 
 @dataclass(frozen=True)
@@ -144,28 +292,34 @@ def canonical(schema: StructType, path: Path) -> tuple[Path, DataType | None]:
     return tuple(out), (t if out else None)
 
 
-def _chain(node: exp.Expression) -> tuple[list[str], exp.Expression]:
-    """Field names accessed above ``node`` (dots; subscripts walk into elements and map values)
-    and the outermost expression of that chain."""
-    names: list[str] = []
+def _chain(node: exp.Expression) -> tuple[list[exp.Expression], exp.Expression]:
+    """The steps above ``node``, the field names of its dots (an Identifier, or a star) and its
+    subscripts (the Bracket; they walk into elements and map values), and the outermost
+    expression of that chain."""
+    steps: list[exp.Expression] = []
     while True:
         parent = node.parent
         if isinstance(parent, exp.Dot) and parent.this is node:
-            names.append(parent.expression.name)
+            steps.append(parent.expression)
         elif isinstance(parent, exp.Bracket) and parent.this is node:
-            pass
+            steps.append(parent)
         else:
-            return names, node
+            return steps, node
         node = parent
 
 
-def _column_chain(col: exp.Column) -> tuple[str, list[str], exp.Expression]:
-    """A qualified column's base name, the field names after it, and the chain's top node.
+def _names(steps: list[exp.Expression]) -> list[str]:
+    """The field names of a chain's steps (a subscript walks into an element or map value)."""
+    return [s.name for s in steps if not isinstance(s, exp.Bracket)]
+
+
+def _column_chain(col: exp.Column) -> tuple[exp.Expression, list[exp.Expression], exp.Expression]:
+    """A qualified column's base identifier, the steps after it, and the chain's top node.
     sqlglot folds ``t.s.a.b`` into a Column with extra parts; those parts are fields."""
-    parts = [p.name for p in col.parts]
+    parts = col.parts
     base_index = 1 if col.table else 0
-    names, top = _chain(col)
-    return parts[base_index], parts[base_index + 1:] + names, top
+    steps, top = _chain(col)
+    return parts[base_index], parts[base_index + 1:] + steps, top
 
 
 def _lateral_for(scope: Scope, alias: str) -> exp.Lateral | None:
@@ -185,35 +339,42 @@ class _Resolver:
         name, schema = self.tables[table.lower()]
         return (name, *canonical(schema, path))
 
-    def column(self, scope: Scope, col: exp.Column, extra: list[str] | None = None,
+    def column(self, scope: Scope, col: exp.Column, extra: list[exp.Expression] | None = None,
                presence: bool = False) -> list[tuple[str, Path, DataType | None]]:
-        """Resolve ``col`` (plus ``extra`` fields) to base-table paths and record them as needed;
-        ``presence``: only whether the value is null (or its size) is needed."""
-        base, fields, _ = _column_chain(col)
-        fields = fields + (extra or [])
+        """Resolve ``col`` (plus ``extra`` steps) to base-table paths and record them as needed;
+        ``presence``: only whether the value is null (or its size) is needed. A field the
+        table's schema does not have fails the query, as Spark would."""
+        base_ident, steps, _ = _column_chain(col)
+        base, steps = base_ident.name, steps + (extra or [])
         # a correlated subquery's outer references resolve in an enclosing scope
         while True:
             lateral = _lateral_for(scope, col.table) if isinstance(scope.expression, exp.Select) else None
             if lateral is not None:
-                return self.lateral(scope, lateral, base, fields, presence)
+                return self.lateral(scope, lateral, base, steps, presence)
             source = scope.sources.get(col.table)
             if source is not None:
                 break
             if scope.parent is None:
-                raise UnresolvedQuery(f"cannot resolve column {col.sql(DIALECT)}")
+                raise UnresolvedQuery(f"cannot resolve column {_reference(base_ident)}")
             scope = scope.parent
         if isinstance(source, exp.Table):
-            found = self.base(source.name, (base, *fields))
+            names = _names(steps)
+            found = self.base(source.name, (base, *names))
             if not found[1]:
-                raise UnresolvedQuery(f"table {source.name} has no column {base}")
+                raise UnresolvedQuery(f"table {_written(source.this)} has no column {_written(base_ident)}")
+            missing = _missing_field(self.tables[source.name.lower()][1], base, steps) \
+                if len(found[1]) <= len(names) else None
+            if missing is not None:
+                step, struct = missing
+                raise _unknown_name("field", step, _reference(step), [f.name for f in struct.fields])
             if presence:
                 self.needs.need_presence(found[0], found[1], presence_suffix(found[2]))
             else:
                 self.needs.need(found[0], found[1])
             return [found]
-        return self.derived(source, base, fields, presence)
+        return self.derived(source, base, steps, presence)
 
-    def lateral(self, scope: Scope, lateral: exp.Lateral, name: str, fields: list[str],
+    def lateral(self, scope: Scope, lateral: exp.Lateral, name: str, fields: list[exp.Expression],
                 presence: bool = False) -> list[tuple[str, Path, DataType | None]]:
         gen = lateral.this
         fn = (gen.name if isinstance(gen, exp.Anonymous) else gen.key).lower()
@@ -229,7 +390,7 @@ class _Resolver:
             self.column(scope, col)
         return []  # not a path of a table column: the outer use says nothing about variant paths
 
-    def derived(self, source: Scope, name: str, fields: list[str],
+    def derived(self, source: Scope, name: str, fields: list[exp.Expression],
                 presence: bool = False) -> list[tuple[str, Path, DataType | None]]:
         select = source.expression
         if not isinstance(select, exp.Select):
@@ -250,9 +411,10 @@ class _Resolver:
 _ELEMENTWISE = {"transform", "exists", "forall"}
 
 
-def _lambda_fields(top: exp.Expression) -> list[list[str]] | None:
-    """For ``transform(arr, x -> x.a.b + x.c)``: the field chains the lambda reads of an element,
-    [["a", "b"], ["c"]]; None when it uses an element any other way (then the array is whole)."""
+def _lambda_fields(top: exp.Expression) -> list[list[exp.Expression]] | None:
+    """For ``transform(arr, x -> x.a.b + x.c)``: the field chains (steps, as ``_chain``) the
+    lambda reads of an element, a.b and c; None when it uses an element any other way (then the
+    array is whole)."""
     parent = top.parent
     name = (parent.name if isinstance(parent, exp.Anonymous) else getattr(parent, "key", "")).lower()
     if isinstance(parent, exp.Anonymous):
@@ -271,10 +433,10 @@ def _lambda_fields(top: exp.Expression) -> list[list[str]] | None:
             continue  # a field name, not a reference
         if node.name != var or (isinstance(node, exp.Column) and node.table):
             continue
-        names, _ = _chain(node)
-        if not names:
+        steps, _ = _chain(node)
+        if not _names(steps):
             return None
-        chains.append(names)
+        chains.append(steps)
     return chains or None
 
 
@@ -375,7 +537,8 @@ def _variant_use(col: exp.Column, top: exp.Expression) -> tuple[str, str]:
 def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> QueryNeeds:
     """What one query needs of each table in ``tables``; raises UnresolvedQuery with the reason."""
     try:
-        tree = sqlglot.parse_one(sql, read=DIALECT) if isinstance(sql, str) else sql
+        # resolving rewrites the tree: the caller's tree stays as it was, for error messages
+        tree = sqlglot.parse_one(sql, read=DIALECT) if isinstance(sql, str) else sql.copy()
         if not isinstance(tree, exp.Query):
             raise UnresolvedQuery("not a query: " + (tree.sql(DIALECT)[:60] if tree else "empty"))
         ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
@@ -385,6 +548,7 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
             raise _unknown_tables(unknown)
         mapping = {name: {f.name: _sql_type(f.dataType) for f in schema.fields}
                    for name, schema in tables.items()}
+        _keep_spelling(tree)
         tree = qualify(tree, schema=mapping, dialect=DIALECT, validate_qualify_columns=True,
                        identify=False)
         scopes = traverse_scope(tree)
@@ -393,7 +557,7 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
     except ParseError as e:
         raise _syntax_error(e) from None
     except SqlglotError as e:
-        raise _resolution_error(e) from None
+        raise _resolution_error(e, sql, tables) from None
     resolver = _Resolver(tables)
     for scope in scopes:
         if not isinstance(scope.expression, (exp.Select, exp.SetOperation)):
