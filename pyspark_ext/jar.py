@@ -2,7 +2,9 @@
 
 No sbt or Maven is needed: pyspark's ``jars/`` directory holds ``scala-compiler`` and every Spark
 jar, so the extension compiles against exactly the jars it runs in. The jar is cached under a name
-keyed by a hash of the sources and the Spark version, and rebuilt when either changes.
+keyed by a hash of the sources and the Spark version, and rebuilt when either changes. After a
+build, the cache keeps the jars of each Spark version last used and removes older ones that no
+process holds (``prune_cache``).
 """
 from __future__ import annotations
 
@@ -13,10 +15,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
+from typing import IO
 
 import pyspark
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks here, so the cache is never pruned
+    fcntl = None  # type: ignore[assignment]
 
 EXTENSION_CLASS = "pysparkext.PySparkExtSessionExtensions"
 # A checkout (or an editable install) compiles the repository's sources; a wheel carries a copy
@@ -96,27 +105,154 @@ def jar_path() -> Path:
     return cache_dir() / f"pyspark-ext_spark-{pyspark.__version__}_{source_hash()}.jar"
 
 
+#: Jars of one Spark version the cache keeps, the most recently used first: a few branches'
+#: jars each, so that switching between them does not recompile.
+KEEP_PER_SPARK_VERSION = 3
+#: A jar used (returned by ``build_jar``) this recently is kept whatever the count: it may be on
+#: the classpath of a JVM that no Python process holds it for (a path from ``python -m pyspark_ext
+#: conf`` given to spark-submit or a Connect server).
+KEEP_USED_WITHIN_SECONDS = 24 * 3600
+_JAR_NAME = re.compile(r"pyspark-ext_spark-(?P<version>[^_]+)_(?P<hash>[0-9a-f]{16})\.jar")
+_PARTIAL_PREFIX = ".pyspark-ext-build-"
+#: The jars this process holds a shared lock on, open for as long as the process runs.
+_held: dict[Path, IO[bytes]] = {}
+
+
 def build_jar(force: bool = False) -> Path:
-    """Return the path of an up-to-date extension jar, compiling it if needed."""
+    """Return the path of an up-to-date extension jar, compiling it if needed. This process holds
+    the jar (``hold``) from then on, so that no other process's pruning removes it."""
     target = jar_path()
-    if target.exists() and not force:
-        return target
+    while not force and target.exists():
+        if hold(target):
+            return target
+        # removed between exists() and the lock (pruned as unused): build it again
     target.parent.mkdir(parents=True, exist_ok=True)
     # A compile is the one slow step of a first session: say what the wait is.
     print(f"pyspark-ext: compiling the extension jar for Spark {pyspark.__version__} (once per "
           "Spark version and source change)...", file=sys.stderr, flush=True)
-    with tempfile.TemporaryDirectory(prefix="pyspark_ext_build_") as tmp:
-        classes = Path(tmp) / "classes"
-        classes.mkdir()
-        compile_scala(scala_sources(), classes)
-        partial = Path(tmp) / target.name
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
-            jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: pyspark_ext\n")
-            for cls in sorted(classes.rglob("*")):
-                if cls.is_file():
-                    jar.write(cls, cls.relative_to(classes).as_posix())
-        shutil.move(str(partial), target)  # atomic within one filesystem: readers never see half a jar
+    # The jar is written beside its final name and renamed into place, atomic within one
+    # filesystem: readers never see half a jar, and concurrent builds of it each rename a whole one.
+    fd, partial_name = tempfile.mkstemp(prefix=_PARTIAL_PREFIX, suffix=".jar", dir=target.parent)
+    os.close(fd)
+    partial = Path(partial_name)
+    try:
+        with tempfile.TemporaryDirectory(prefix="pyspark_ext_build_") as tmp:
+            classes = Path(tmp) / "classes"
+            classes.mkdir()
+            compile_scala(scala_sources(), classes)
+            with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
+                jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: pyspark_ext\n")
+                for cls in sorted(classes.rglob("*")):
+                    if cls.is_file():
+                        jar.write(cls, cls.relative_to(classes).as_posix())
+        os.chmod(partial, 0o644)  # mkstemp's file is private to its owner; cached jars never were
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    hold(target)  # just built, so the newest of its version: no pruning removes it before this
+    prune_cache()
     return target
+
+
+def hold(path: Path) -> bool:
+    """Mark ``path`` used now and hold a shared lock on it for the life of this process: a JVM
+    this process starts reads it later (the driver at session start, local-cluster executors
+    when they fetch it from the driver). False if the file was removed before the lock was taken.
+
+    Why a lock on the jar itself: ``prune_cache`` removes a jar only under an exclusive lock taken
+    without waiting, so it skips every jar a live process holds, and the kernel drops a process's
+    locks when it ends, however it ends: no lock files or process ids to clean up. A process that
+    waited for its lock while a pruner removed the file sees that the path no longer names the
+    file it locked, and builds the jar again."""
+    if fcntl is None:  # nothing is pruned without locks, and an open file there blocks its rebuild
+        _touch(path)
+        return path.exists()
+    held = _held.pop(path, None)
+    if held is not None:
+        if _names(path, held):
+            _held[path] = held
+            _touch(path)
+            return True
+        held.close()  # replaced (build --force) or removed: hold the file the path names now
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return False
+    fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+    if not _names(path, handle):
+        handle.close()
+        return False
+    _held[path] = handle
+    _touch(path)
+    return True
+
+
+def _names(path: Path, handle: IO[bytes]) -> bool:
+    """Whether ``path`` still names the file ``handle`` has open."""
+    try:
+        return os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)  # a jar's modification time is when it was last used
+    except OSError:
+        pass  # a cache this user cannot write: it is not pruned by this user either
+
+
+def prune_cache(now: float | None = None) -> list[Path]:
+    """Remove the cached jars of each Spark version beyond the ``KEEP_PER_SPARK_VERSION`` most
+    recently used, if last used more than ``KEEP_USED_WITHIN_SECONDS`` ago and held by no process
+    (``hold``), and builds that never finished as long ago; return what was removed. Other files
+    in the cache (Maven downloads, the Scala suites, environments) are not touched."""
+    if fcntl is None:
+        return []
+    old = (time.time() if now is None else now) - KEEP_USED_WITHIN_SECONDS
+    by_version: dict[str, list[tuple[float, Path]]] = {}
+    removed = []
+    try:  # pruning never fails a build: what cannot be read or removed stays
+        entries = list(cache_dir().iterdir())
+    except OSError:
+        return []
+    for path in entries:
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        match = _JAR_NAME.fullmatch(path.name)
+        if match is not None and path.is_file():
+            by_version.setdefault(match.group("version"), []).append((mtime, path))
+        elif path.name.startswith(_PARTIAL_PREFIX) and mtime < old and _remove_unheld(path, old):
+            removed.append(path)
+    for jars in by_version.values():
+        jars.sort(reverse=True)
+        for mtime, path in jars[KEEP_PER_SPARK_VERSION:]:
+            if mtime < old and _remove_unheld(path, old):
+                removed.append(path)
+    return removed
+
+
+def _remove_unheld(path: Path, old: float) -> bool:
+    """Remove ``path`` if no process holds it and it was not used since ``old``."""
+    try:
+        handle = open(path, "rb")
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # held: a live process may yet start a JVM with it
+        try:
+            # rebuilt or used between the listing and the lock: keep it
+            if not _names(path, handle) or path.stat().st_mtime >= old:
+                return False
+            path.unlink()
+        except OSError:
+            return False
+        return True  # closing the handle drops the lock, on a file no longer in the cache
 
 
 def compile_scala(sources: list[Path], classes: Path, classpath: tuple[Path, ...] = ()) -> None:
