@@ -160,7 +160,8 @@ def _blamed_column(message: str, tree: exp.Expression) -> exp.Column | None:
 
 
 def _source_columns(source: exp.Expression | Scope, tables: dict[str, StructType]) -> list[str] | None:
-    """The columns a FROM item offers, None when not known here (a star, a function's output)."""
+    """The columns a FROM item offers, None when not known here: a star, a generator's output
+    (``inline``), an unaliased expression (Spark names it by its text), a function in FROM."""
     if isinstance(source, exp.Table):
         schema = {k.lower(): v for k, v in tables.items()}.get(source.name.lower())
         return [f.name for f in schema.fields] if schema is not None else None
@@ -168,8 +169,11 @@ def _source_columns(source: exp.Expression | Scope, tables: dict[str, StructType
         query = source.expression
         while isinstance(query, exp.SetOperation):
             query = query.this
-        if isinstance(query, exp.Select) and not any(p.find(exp.Star) for p in query.selects):
-            return [p.alias_or_name for p in query.selects]
+        if not isinstance(query, exp.Select):
+            return None
+        names = [p.alias if isinstance(p, exp.Alias) else p.name if isinstance(p, (exp.Column, exp.Dot))
+                 else "" for p in query.selects]
+        return None if "" in names or "*" in names else names
     return None
 
 

@@ -89,3 +89,9 @@ def test_a_misspelt_field_fails_its_statement_alone(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["read_schemas"] == {"orders": "struct<Customer:struct<Address:struct<city:string>>>"}
     assert [f["reason"] for f in doc["failures"]] == [f.reason for f in analysis.failures]
+
+
+def test_a_column_sqlglot_cannot_follow_is_not_guessed_at():
+    """``inline``'s output columns are not known here: no nearest name is made up for them."""
+    message = failure("SELECT sku FROM (SELECT inline(items) FROM orders)")
+    assert message == "Column 'sku' could not be resolved (line 1, column 8)"
