@@ -178,7 +178,10 @@ def hold(path: Path) -> bool:
         handle = open(path, "rb")
     except FileNotFoundError:
         return False
-    fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+    except OSError:  # a filesystem without locks: the pruner cannot lock there either, so keeps all
+        pass
     if not _names(path, handle):
         handle.close()
         return False

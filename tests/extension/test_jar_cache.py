@@ -127,3 +127,15 @@ def test_a_failed_build_leaves_no_partial_jar(cache, monkeypatch):
     with pytest.raises(RuntimeError, match="stopped by the test"):
         jar.build_jar()
     assert names(cache) == set()
+
+
+def test_a_cache_without_locks_is_used_and_never_pruned(cache, monkeypatch):
+    """On a filesystem without flock (some network mounts) jars are still used; none is removed."""
+    def no_locks(fd, operation):
+        raise OSError(37, "No locks available")
+    monkeypatch.setattr(jar.fcntl, "flock", no_locks)
+    old = [stand_in(cache, "4.3.0", n, days_ago=10 + n) for n in range(jar.KEEP_PER_SPARK_VERSION + 2)]
+    assert jar.hold(old[-1])
+    os.utime(old[-1], (time.time() - 30 * DAY,) * 2)
+    assert jar.prune_cache() == []
+    assert names(cache) == {p.name for p in old}
