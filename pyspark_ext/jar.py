@@ -112,6 +112,9 @@ KEEP_PER_SPARK_VERSION = 3
 #: the classpath of a JVM that no Python process holds it for (a path from ``python -m pyspark_ext
 #: conf`` given to spark-submit or a Connect server).
 KEEP_USED_WITHIN_SECONDS = 24 * 3600
+#: A Spark version none of whose jars was used this long is one upgraded from: its jars go too
+#: (an environment that still has it recompiles once).
+DROP_VERSION_UNUSED_SECONDS = 30 * 24 * 3600
 _JAR_NAME = re.compile(r"pyspark-ext_spark-(?P<version>[^_]+)_(?P<hash>[0-9a-f]{16})\.jar")
 _PARTIAL_PREFIX = ".pyspark-ext-build-"
 #: The jars this process holds a shared lock on, open for as long as the process runs.
@@ -207,12 +210,15 @@ def _touch(path: Path) -> None:
 
 def prune_cache(now: float | None = None) -> list[Path]:
     """Remove the cached jars of each Spark version beyond the ``KEEP_PER_SPARK_VERSION`` most
-    recently used, if last used more than ``KEEP_USED_WITHIN_SECONDS`` ago and held by no process
-    (``hold``), and builds that never finished as long ago; return what was removed. Other files
-    in the cache (Maven downloads, the Scala suites, environments) are not touched."""
+    recently used (all of a version none of whose jars was used in
+    ``DROP_VERSION_UNUSED_SECONDS``), if last used more than ``KEEP_USED_WITHIN_SECONDS`` ago and
+    held by no process (``hold``), and builds that never finished as long ago; return what was
+    removed. Other files in the cache (Maven downloads, the Scala suites, environments) are not
+    touched."""
     if fcntl is None:
         return []
-    old = (time.time() if now is None else now) - KEEP_USED_WITHIN_SECONDS
+    now = time.time() if now is None else now
+    old = now - KEEP_USED_WITHIN_SECONDS
     by_version: dict[str, list[tuple[float, Path]]] = {}
     removed = []
     try:  # pruning never fails a build: what cannot be read or removed stays
@@ -231,7 +237,8 @@ def prune_cache(now: float | None = None) -> list[Path]:
             removed.append(path)
     for jars in by_version.values():
         jars.sort(reverse=True)
-        for mtime, path in jars[KEEP_PER_SPARK_VERSION:]:
+        keep = 0 if jars[0][0] < now - DROP_VERSION_UNUSED_SECONDS else KEEP_PER_SPARK_VERSION
+        for mtime, path in jars[keep:]:
             if mtime < old and _remove_unheld(path, old):
                 removed.append(path)
     return removed

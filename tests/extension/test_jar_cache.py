@@ -45,7 +45,9 @@ def test_keeps_the_most_recently_used_jars_of_each_spark_version(cache):
     # more jars used today than the count keeps: a JVM may yet read any of them, so all stay
     recent = [stand_in(cache, "4.3.0", n, days_ago=0.1 * n) for n in range(1, jar.KEEP_PER_SPARK_VERSION + 2)]
     old = [stand_in(cache, "4.3.0", n, days_ago=10 + n) for n in range(10, 13)]
-    other_line = [stand_in(cache, "4.1.4", n, days_ago=30 + n) for n in range(5)]
+    other_line = [stand_in(cache, "4.1.4", n, days_ago=20 + n) for n in range(5)]
+    # a version upgraded from: none of its jars used for longer than the version is kept
+    upgraded = [stand_in(cache, "4.2.0", n, days_ago=40 + n) for n in range(2)]
     (cache / "maven").mkdir()
     (cache / "notes.jar").write_bytes(b"not ours")
     unfinished = cache / f"{jar._PARTIAL_PREFIX}x1.jar"
@@ -56,7 +58,8 @@ def test_keeps_the_most_recently_used_jars_of_each_spark_version(cache):
 
     kept = [*recent, *other_line[:jar.KEEP_PER_SPARK_VERSION]]
     assert names(cache) == {p.name for p in kept} | {"maven", "notes.jar"}
-    assert sorted(removed) == sorted([*old, *other_line[jar.KEEP_PER_SPARK_VERSION:], unfinished])
+    assert sorted(removed) == sorted([*old, *other_line[jar.KEEP_PER_SPARK_VERSION:], *upgraded,
+                                      unfinished])
 
 
 def test_a_jar_another_process_holds_is_not_removed(cache):
