@@ -206,6 +206,39 @@ def test_spec_null_shredded_field_group_path_read(spark: SparkSession, tmp_path,
         assert "MALFORMED_VARIANT" in _error(spark, path, query)
 
 
+def _null_group_in_first_row_group(path) -> str:
+    """Two row groups of two rows: `a` = 5 and a null group of `a` (in a non-null object), then
+    `a` = 1 and `a` = 2; no residual holds anything."""
+    a = pa.StructArray.from_arrays([pa.nulls(4, pa.binary()), pa.array([5, None, 1, 2], pa.int64())],
+                                   names=["value", "typed_value"], mask=pa.array([False, True, False, False]))
+    v = pa.StructArray.from_arrays([pa.array([EMPTY_METADATA] * 4, pa.binary()), pa.nulls(4, pa.binary()),
+                                    pa.StructArray.from_arrays([a], names=["a"])],
+                                   names=["metadata", "value", "typed_value"])
+    pq.write_table(pa.table({"id": pa.array(range(4), pa.int64()), "v": v}), str(path), row_group_size=2)
+    return str(path)
+
+
+@pytest.mark.parametrize("skipping", ["true", "false"])
+def test_spec_null_group_in_a_skipped_row_group(spark: SparkSession, tmp_path, skipping) -> None:
+    """A documented difference: a filter's statistics skip a row group that holds a null field
+    group, so the extension answers where stock Spark, which reads every row group, raises
+    MALFORMED_VARIANT. The skipped group cannot hold a matching row however its malformed row is
+    read (its typed values exclude the literal and its residuals are all null), so the rows are
+    stock Spark's rows for the well-formed part; without skipping the read fails as stock does."""
+    path = _null_group_in_first_row_group(tmp_path / "null_group_skipped.parquet")
+    query = "SELECT id FROM bad WHERE v:a::bigint = 1"
+    with confs(spark, {ENABLED: "false"}):
+        assert "MALFORMED_VARIANT" in _error(spark, path, query)
+    with confs(spark, {"spark.pyspark_ext.variant.skipping.enabled": skipping}):
+        if skipping == "true":
+            rows = spark.read.schema("id BIGINT, v VARIANT").parquet(path).where("v:a::bigint = 1")
+            assert [r.id for r in rows.collect()] == [2]
+        else:
+            assert "group is null" in _error(spark, path, query)
+        # a filter its statistics cannot use reads the malformed row group and fails
+        assert "group is null" in _error(spark, path, "SELECT id FROM bad WHERE v:a::bigint > 3")
+
+
 def test_spec_null_object_around_a_field_reads_on(spark: SparkSession, tmp_path) -> None:
     """A null typed_value object (the value is not an object) is valid whatever its field groups
     hold: the path read reads the residual, as stock Spark does."""
