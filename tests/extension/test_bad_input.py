@@ -14,7 +14,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from tests.support import draft_files
-from tests.support.differential import ENABLED, confs
+from tests.support.differential import ENABLED, compare, confs
 from tests.support.rows import query_rows_rounded
 from tests.support.variant_codec import EMPTY_METADATA
 
@@ -204,6 +204,22 @@ def test_spec_null_shredded_field_group_path_read(spark: SparkSession, tmp_path,
     assert "at path $.a:" in message and "group is null" in message
     with confs(spark, {ENABLED: "false"}):
         assert "MALFORMED_VARIANT" in _error(spark, path, query)
+
+
+def test_spec_null_group_check_reads_no_more_leaves(spark: SparkSession, tmp_path) -> None:
+    """The check of an optional field group costs no column: the group's and its object's
+    null-ness come from the definition levels of the one leaf the path reads, not from the rest
+    of the variant (field `b`, the residuals, the metadata)."""
+    a = pa.StructArray.from_arrays([pa.nulls(3, pa.binary()), pa.array([1, 2, None], pa.int64())],
+                                   names=["value", "typed_value"])
+    b = pa.StructArray.from_arrays([pa.nulls(3, pa.binary()), pa.array(["x", "y", "z"])],
+                                   names=["value", "typed_value"])
+    typed = pa.StructArray.from_arrays([a, b], names=["a", "b"], mask=pa.array([False, False, True]))
+    path = _spec_file(tmp_path / "optional_groups.parquet", [EMPTY_METADATA] * 3, [None, None, b"\x00"], typed)
+    spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView("good")
+    stock, ext = compare(spark, "SELECT id, v:a::bigint FROM good")
+    assert ext.read_schemas == ["struct<id:bigint,v:struct<typed_value:struct<a:struct<typed_value:bigint>>>>"]
+    assert "None" in stock.rows[2]  # the value of row 2 is a variant null, no object
 
 
 def _null_group_in_first_row_group(path) -> str:
