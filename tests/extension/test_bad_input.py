@@ -251,8 +251,9 @@ def test_spec_null_group_in_a_skipped_row_group(spark: SparkSession, tmp_path, s
             assert [r.id for r in rows.collect()] == [2]
         else:
             assert "group is null" in _error(spark, path, query)
-        # a filter its statistics cannot use reads the malformed row group and fails
+        # filters the malformed row group's statistics cannot rule out read it, and fail
         assert "group is null" in _error(spark, path, "SELECT id FROM bad WHERE v:a::bigint > 3")
+        assert "group is null" in _error(spark, path, "SELECT id FROM bad WHERE v:a::bigint IS NULL")
 
 
 def test_spec_null_object_around_a_field_reads_on(spark: SparkSession, tmp_path) -> None:
