@@ -14,7 +14,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from tests.support import draft_files
-from tests.support.differential import ENABLED, confs
+from tests.support.differential import ENABLED, compare, confs
 from tests.support.rows import query_rows_rounded
 from tests.support.variant_codec import EMPTY_METADATA
 
@@ -204,6 +204,56 @@ def test_spec_null_shredded_field_group_path_read(spark: SparkSession, tmp_path,
     assert "at path $.a:" in message and "group is null" in message
     with confs(spark, {ENABLED: "false"}):
         assert "MALFORMED_VARIANT" in _error(spark, path, query)
+
+
+def test_spec_null_group_check_reads_no_more_leaves(spark: SparkSession, tmp_path) -> None:
+    """The check of an optional field group costs no column: the group's and its object's
+    null-ness come from the definition levels of the one leaf the path reads, not from the rest
+    of the variant (field `b`, the residuals, the metadata)."""
+    a = pa.StructArray.from_arrays([pa.nulls(3, pa.binary()), pa.array([1, 2, None], pa.int64())],
+                                   names=["value", "typed_value"])
+    b = pa.StructArray.from_arrays([pa.nulls(3, pa.binary()), pa.array(["x", "y", "z"])],
+                                   names=["value", "typed_value"])
+    typed = pa.StructArray.from_arrays([a, b], names=["a", "b"], mask=pa.array([False, False, True]))
+    path = _spec_file(tmp_path / "optional_groups.parquet", [EMPTY_METADATA] * 3, [None, None, b"\x00"], typed)
+    spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView("good")
+    stock, ext = compare(spark, "SELECT id, v:a::bigint FROM good")
+    assert ext.read_schemas == ["struct<id:bigint,v:struct<typed_value:struct<a:struct<typed_value:bigint>>>>"]
+    assert "None" in stock.rows[2]  # the value of row 2 is a variant null, no object
+
+
+def _null_group_in_first_row_group(path) -> str:
+    """Two row groups of two rows: `a` = 5 and a null group of `a` (in a non-null object), then
+    `a` = 1 and `a` = 2; no residual holds anything."""
+    a = pa.StructArray.from_arrays([pa.nulls(4, pa.binary()), pa.array([5, None, 1, 2], pa.int64())],
+                                   names=["value", "typed_value"], mask=pa.array([False, True, False, False]))
+    v = pa.StructArray.from_arrays([pa.array([EMPTY_METADATA] * 4, pa.binary()), pa.nulls(4, pa.binary()),
+                                    pa.StructArray.from_arrays([a], names=["a"])],
+                                   names=["metadata", "value", "typed_value"])
+    pq.write_table(pa.table({"id": pa.array(range(4), pa.int64()), "v": v}), str(path), row_group_size=2)
+    return str(path)
+
+
+@pytest.mark.parametrize("skipping", ["true", "false"])
+def test_spec_null_group_in_a_skipped_row_group(spark: SparkSession, tmp_path, skipping) -> None:
+    """A documented difference: a filter's statistics skip a row group that holds a null field
+    group, so the extension answers where stock Spark, which reads every row group, raises
+    MALFORMED_VARIANT. The skipped group cannot hold a matching row however its malformed row is
+    read (its typed values exclude the literal and its residuals are all null), so the rows are
+    stock Spark's rows for the well-formed part; without skipping the read fails as stock does."""
+    path = _null_group_in_first_row_group(tmp_path / "null_group_skipped.parquet")
+    query = "SELECT id FROM bad WHERE v:a::bigint = 1"
+    with confs(spark, {ENABLED: "false"}):
+        assert "MALFORMED_VARIANT" in _error(spark, path, query)
+    with confs(spark, {"spark.pyspark_ext.variant.skipping.enabled": skipping}):
+        if skipping == "true":
+            rows = spark.read.schema("id BIGINT, v VARIANT").parquet(path).where("v:a::bigint = 1")
+            assert [r.id for r in rows.collect()] == [2]
+        else:
+            assert "group is null" in _error(spark, path, query)
+        # filters the malformed row group's statistics cannot rule out read it, and fail
+        assert "group is null" in _error(spark, path, "SELECT id FROM bad WHERE v:a::bigint > 3")
+        assert "group is null" in _error(spark, path, "SELECT id FROM bad WHERE v:a::bigint IS NULL")
 
 
 def test_spec_null_object_around_a_field_reads_on(spark: SparkSession, tmp_path) -> None:

@@ -25,10 +25,9 @@ VARIANT_ERRORS = re.compile(r"MALFORMED_VARIANT|INVALID_VARIANT_CAST|VARIANT_SIZ
 # The extension's own error for a malformed shredded file (it names the file and the column).
 EXTENSION_MALFORMED = "Invalid shredded variant in file"
 
-# Where the extension and stock Spark differ over malformed files, by (push, case). DECIDED: the
-# extension reads on where stock Spark raises, by design (the reasons below; docs/troubleshooting.md),
-# and the test checks exactly that. DEFECTS: expected to fail (strictly: a fix makes the test pass,
-# and then the entry must go).
+# Where the extension and stock Spark differ over malformed files, by (push, case): the extension
+# reads on where stock Spark raises, by design (the reasons below; docs/troubleshooting.md), and the
+# test checks exactly that. Every other case must give stock Spark's outcome.
 SPEC_NULL = ("the file stores nothing (value and typed_value both null) for a top-level value or an "
              "array element; the Parquet variant shredding spec says a reader must return a variant "
              "null there (\"If a Variant is missing where a value is required, readers must return "
@@ -44,7 +43,6 @@ DECIDED: dict[tuple[str, str], str] = {
     # Stock Spark reads the path leniently only with push-down on; the extension always does.
     ("false", "malformed_field_in_value_4"): PATH_READ,
 }
-DEFECTS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -82,9 +80,7 @@ def files(spark, tmp_path_factory) -> dict[str, str]:
 @pytest.mark.parametrize("name", list(CASES))
 @pytest.mark.parametrize("vectorized", ["true", "false"], ids=["vectorized", "parquet_mr"])
 @pytest.mark.parametrize("push", ["true", "false"], ids=["push", "no_push"])
-def test_spark_variant_shredding_case(request, spark, files, push, vectorized, name):
-    if (push, name) in DEFECTS:
-        request.applymarker(pytest.mark.xfail(reason=DEFECTS[(push, name)], strict=True))
+def test_spark_variant_shredding_case(spark, files, push, vectorized, name):
     case = CASES[name]
     settings = {PUSH_VARIANT_INTO_SCAN: push, "spark.sql.parquet.enableVectorizedReader": vectorized,
                 **case.confs}

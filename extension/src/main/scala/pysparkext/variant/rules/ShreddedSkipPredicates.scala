@@ -21,6 +21,11 @@ import pysparkext.variant.expressions.ShreddedVariantGet
  * rule. When `typed_value` has no nulls in a row group, valid data has every untyped column null
  * there, so the same predicate covers that case too.
  *
+ * A skipped row group is not read, so a malformation in it goes unreported where stock Spark,
+ * reading every row group, raises. For a null field group no row of the answer depends on it: its
+ * leaves are null there, and statistics that skip the group show no row of it can match however
+ * that row is read (`IS NULL` keeps it). docs/troubleshooting.md lists the difference.
+ *
  * Pushed only where the path ends at a primitive `typed_value` of the compared type, or an
  * integer column read as a wider integer with literals that fit the column (so no cast can change
  * which rows match), for `=`, `<=>`, `<`, `<=`, `>`, `>=`, `IN`, `IS NULL`,
