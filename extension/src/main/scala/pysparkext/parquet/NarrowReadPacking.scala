@@ -3,6 +3,7 @@ package pysparkext.parquet
 import java.util.Locale
 
 import scala.jdk.CollectionConverters._
+import scala.collection.mutable
 import scala.reflect.ClassTag
 import scala.util.control.NonFatal
 
@@ -93,7 +94,10 @@ object NarrowReadPacking extends Logging {
       files: Seq[PartitionedFile],
       relation: HadoopFsRelation,
       requiredSchema: StructType): Option[Double] = {
-    val byPath = files.distinctBy(_.filePath.toString).toIndexedSeq
+    // The first split of each file, in order (`distinctBy` is not in Scala 2.12, which Spark 3.5 runs).
+    val byPath = files.foldLeft(mutable.LinkedHashMap.empty[String, PartitionedFile]) { (m, f) =>
+      m.getOrElseUpdate(f.filePath.toString, f); m
+    }.values.toIndexedSeq
     if (byPath.isEmpty) return None
     val sample = (0 until SampledFiles).map(i => byPath(i * (byPath.length - 1) / (SampledFiles - 1).max(1)))
       .distinct
@@ -125,7 +129,8 @@ object NarrowReadPacking extends Logging {
         "columnBytes", (), (sizes: Seq[(List[String], Long)]) => sizes.length) {
       val footer = ParquetFooters.read(new Path(f.filePath.toUri), conf)
       footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
-        .groupMapReduce(_.getPath.toArray.toList)(_.getTotalSize)(_ + _).toSeq
+        .groupBy(_.getPath.toArray.toList).map { case (path, chunks) => path -> chunks.map(_.getTotalSize).sum }
+        .toSeq
     }
 
   /**

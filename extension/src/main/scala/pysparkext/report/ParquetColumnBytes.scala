@@ -20,7 +20,7 @@ object ParquetColumnBytes {
     footers.foldLeft((0L, 0L)) { case ((r, f), footer) =>
       val schema = footer.getFileMetaData.getSchema
       val sizes = footer.getBlocks.asScala.flatMap(_.getColumns.asScala)
-        .groupMapReduce(_.getPath.toDotString)(_.getTotalSize)(_ + _)
+        .groupBy(_.getPath.toDotString).map { case (path, chunks) => path -> chunks.map(_.getTotalSize).sum }
       def bytes(t: StructType): Long = selected(schema, t).iterator.map(p => sizes.getOrElse(p, 0L)).sum
       (r + bytes(read), f + bytes(full))
     }
