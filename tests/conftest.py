@@ -21,7 +21,8 @@ from tests.support.differential import ENABLED, strict_session  # noqa: E402
 #: cases under Spark's pruning switch both ways, explain, what the line carries, and,
 #: where the line carries the variant half (docs/spark-versions.md), both variant layouts' reads,
 #: filters and skipping, the writers, and tables whose files shred differently (read as a Union
-#: of per-file scans). The fuzzer runs beside it there.
+#: of per-file scans). The fuzzer runs beside it there. Producers tests mark themselves, test by
+#: test (``pytest.mark.spark_lines``): a few whole pipelines and the workers' conversions.
 PRUNING_SUBSET = frozenset({
     "test_nested_pruning.py", "test_schema_pruning_suite.py", "test_spark_pruning_switch.py",
     "test_explain.py", "test_spark_lines.py",

@@ -85,17 +85,30 @@ def _stage(ctx: Context, df: DataFrame, rel: str) -> DataFrame:
     return ctx.spark.read.schema(df.schema).parquet(ctx.store.uri(rel))
 
 
+#: the fewest rows worth a task of their own, in Produce's shuffle and a first run's merge
+TASK_ROWS = 65536
+
+
+def tasks(ctx: Context, rows: int) -> int:
+    """Tasks for a shuffle of at most ``rows`` rows: one per ``TASK_ROWS``, at most
+    ``ctx.partitions``. Tiny data gets one task, not ``spark.sql.shuffle.partitions`` (200 by
+    default) tasks that each start on an empty or near-empty partition."""
+    return max(1, min(ctx.partitions, math.ceil(rows / TASK_ROWS)))
+
+
 def run_produce(ctx: Context, stage: str, fn: Callable[..., Any], inputs: DataFrame,
                 ks: DataType, side_types: list[DataType], kt: DataType, v: DataType,
-                value_order: list[Any] | None = None) -> DataFrame:
-    """Produce's output for ``inputs`` (key, side, value_0, ...): each key's rows reach ``fn``
-    side by side, each side's values in ``value_order`` (Spark sort columns over ``value``, or
-    ``value_<side>`` in a join) or, without it, in whatever order the shuffle left them."""
+                value_order: list[Any] | None = None, rows: int | None = None) -> DataFrame:
+    """Produce's output for ``inputs`` (key, side, value_0, ...), at most ``rows`` rows if known:
+    each key's rows reach ``fn`` side by side, each side's values in ``value_order`` (Spark sort
+    columns over ``value``, or ``value_<side>`` in a join) or, without it, in whatever order the
+    shuffle left them."""
     from .produce import produce_task
     task = produce_task(stage, fn, ks, side_types, kt, v, ctx.large)
     out = StructType([StructField("key", kt, False), StructField("source_key", ks, False),
                       StructField("value", v, True)])
-    frame = inputs.repartition(ctx.partitions, "key")
+    # hash partitioning keeps each key's rows in one task, however many tasks there are
+    frame = inputs.repartition(ctx.partitions if rows is None else tasks(ctx, rows), "key")
     if value_order and len(side_types) == 1:  # the task reads columns by position, not name
         frame = frame.withColumnRenamed("value_0", "value")
     return frame.sortWithinPartitions("key", "side", *(value_order or [])).mapInArrow(task, out)
@@ -114,10 +127,6 @@ def _assign_range(boundaries: list[Any], k1: DataType, order: key_order.Order | 
             ranges = np.searchsorted(bounds, key_array(b.column(1), k1, by), "right")
             yield b.set_column(0, "range", pa.array(ranges.astype(np.int32)))
     return run
-
-
-#: the fewest instructions worth a task of their own in a first run's merge
-TASK_ROWS = 65536
 
 
 def staged_rows(store: Store, rel: str) -> int:

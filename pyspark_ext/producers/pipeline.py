@@ -487,7 +487,7 @@ def _stage_step(p: Pipeline, ctx: incremental.Context, node: Node, old: dict[str
     order = _order(node, kt, old)
     try:
         produced = incremental.run_produce(ctx, node.name, node.fn, inputs, ks, side_types, kt,
-                                           vt, node.value_order)
+                                           vt, node.value_order, _input_rows(node, entries))
     except Exception as e:  # noqa: BLE001 - value_order naming no column of the values
         if not node.value_order or from_spark(e) is not None:
             raise
@@ -497,6 +497,14 @@ def _stage_step(p: Pipeline, ctx: incremental.Context, node: Node, old: dict[str
                             f"{first}") from None
     return incremental.step(ctx, node.name, old, produced, affected, kt, ks, vt, node.preserve,
                             order=order)
+
+
+def _input_rows(node: Node, entries: dict[str, Any]) -> int:
+    """At most the rows of a stage's Produce input, from its feeders' manifest entries: their
+    update rows, and with several feeders (the augmented update) their content too."""
+    feeders = [entries[f.name] for side in node.sides for f in side]
+    kinds = ("update", "content") if len(feeders) > 1 else ("update",)
+    return sum(f["rows"] for entry in feeders for kind in kinds for f in entry[kind])
 
 
 def _order(node: Node, kt: DataType, old: dict[str, Any] | None) -> _key_order.Order | None:

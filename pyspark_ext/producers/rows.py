@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import functools
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -75,12 +77,30 @@ def sort_key(dt: DataType) -> SortKey:
     return lambda v: (0,) if v is None else (1, v)
 
 
+@functools.cache
+def _utc() -> dict[str, Any]:
+    """How this pyspark asks for timestamps in UTC: Spark 4.2 and later name a time zone
+    (``timezone="UTC"``), 4.0 and 4.1 have a flag (``timestamp_utc=True``); both give
+    ``timestamp[us, tz=UTC]``. Files and Python workers must agree on it, whatever the line."""
+    if "timezone" in inspect.signature(to_arrow_type).parameters:
+        return {"timezone": "UTC"}
+    return {"timestamp_utc": True}
+
+
+@functools.cache
+def _variants_as_dicts() -> dict[str, Any]:
+    """Spark 4.0 turns a ``VariantVal`` into the dict Arrow takes only when asked
+    (``variants_as_dicts=True``); later lines always do and have no such keyword."""
+    params = inspect.signature(LocalDataToArrowConversion._create_converter).parameters
+    return {"variants_as_dicts": True} if "variants_as_dicts" in params else {}
+
+
 def arrow_schema(schema: StructType, large: bool = False) -> pa.Schema:
-    return to_arrow_schema(schema, timezone="UTC", prefers_large_types=large)
+    return to_arrow_schema(schema, prefers_large_types=large, **_utc())
 
 
 def arrow_type(dt: DataType, large: bool = False) -> pa.DataType:
-    return to_arrow_type(dt, timezone="UTC", prefers_large_types=large)
+    return to_arrow_type(dt, prefers_large_types=large, **_utc())
 
 
 def to_user(dt: DataType) -> Callable[[Any], Any]:
@@ -90,7 +110,7 @@ def to_user(dt: DataType) -> Callable[[Any], Any]:
 
 def from_user(dt: DataType) -> Callable[[Any], Any]:
     """User value -> what ``pa.array(..., type=arrow_type(dt))`` accepts."""
-    return LocalDataToArrowConversion._create_converter(dt, True)
+    return LocalDataToArrowConversion._create_converter(dt, True, **_variants_as_dicts())
 
 
 def user_to_raw(dt: DataType) -> Callable[[Any], Any]:

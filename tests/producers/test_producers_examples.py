@@ -150,6 +150,7 @@ def test_apple_banana_mango(spark, tmp_path):
     assert p.versions() == [1, 2, 3] and p.version == 3
 
 
+@pytest.mark.spark_lines
 def test_join(spark, tmp_path):
     p = pipeline(spark, tmp_path)
     customers, orders = p.source("customers"), p.source("orders")
@@ -305,6 +306,7 @@ def test_wrong_output_type_names_stage_and_key(spark, tmp_path):
 
 # -- types --------------------------------------------------------------------------------------
 
+@pytest.mark.spark_lines
 def test_dates_and_compound_struct_keys(spark, tmp_path):
     p = pipeline(spark, tmp_path, rows_per_row_group=2, rows_per_file=3)
     days = p.source("days")
@@ -323,6 +325,33 @@ def test_dates_and_compound_struct_keys(spark, tmp_path):
     assert [k for k, _ in got] == sorted(k for k, _ in got)
 
 
+@pytest.mark.spark_lines
+def test_timestamp_keys_and_values(spark, tmp_path):
+    """Timestamps reach Produce as PySpark gives them to a UDF and are stored as Spark stores
+    them (with and without a time zone), on every Spark line (each asks Arrow for UTC in its own
+    words)."""
+    p = pipeline(spark, tmp_path)
+    hours = p.stage("by_hour", lambda at, vs: ((at.replace(minute=0), Row(at=at, local=v))
+                                               for v in vs), p.source("events"),
+                    key_type="timestamp", value_type="struct<at:timestamp, local:timestamp_ntz>")
+    base = datetime.datetime(2024, 11, 20, 10, 15)
+    data = {base + datetime.timedelta(minutes=25 * i): base + datetime.timedelta(days=i)
+            for i in range(10)}
+    schema = "key timestamp, value timestamp_ntz"
+    p.run({"events": spark.createDataFrame(list(data.items()), schema)})
+    changed = sorted(data)[2]
+    data[changed] = datetime.datetime(2000, 1, 1, 12, 30, 5, 7)
+    p.update({"events": spark.createDataFrame([(Update, changed, data[changed])],
+                                              f"type string, {schema}")})
+    assert rows(p.content(hours.name)) == [(at.replace(minute=0), (at, local))
+                                           for at, local in sorted(data.items())]
+    hour = changed.replace(minute=0)  # the update re-derives its hour's key, all its values
+    assert rows(p.changes(hours.name)) == [(Update, hour, (at, local))
+                                           for at, local in sorted(data.items())
+                                           if at.replace(minute=0) == hour]
+
+
+@pytest.mark.spark_lines
 def test_variant_values(spark, tmp_path):
     p = pipeline(spark, tmp_path)
     src = p.source("events")

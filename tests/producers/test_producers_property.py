@@ -21,6 +21,14 @@ EXAMPLES = int(os.environ.get("PYSPARK_EXT_PRODUCERS_EXAMPLES", "3"))
 KEYS = range(6)
 
 
+@pytest.fixture(autouse=True)
+def _several_tasks(monkeypatch):
+    """A few rows a task, so that Produce and the first run's merges split these tiny inputs
+    over several tasks (keys meeting at task boundaries), as large inputs are split."""
+    from pyspark_ext.producers import incremental
+    monkeypatch.setattr(incremental, "TASK_ROWS", 4)
+
+
 def fa(k, vs):
     for v in vs:
         yield v % 3, k * 10 + v
