@@ -211,3 +211,14 @@ def test_a_file_back_by_read_time_fails_rather_than_reads_unplanned(spark: Spark
             df.collect()
     message = str(info.value)
     assert c.bad.name in message and "Rerun the query" in message, message[:2000]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_explain_read_schema_leaves_out_a_skipped_footer(spark: SparkSession, case, layout: str) -> None:
+    """The report reads footers for bytes and row groups: one the scan skips is left out."""
+    c = case(layout, "path", "corrupt", "conf")
+    with confs(spark, {SETTING["corrupt"]: "true"}):
+        c.read(True)
+        [scan] = pyspark_ext.explain_read_schema(spark.sql(QUERIES[layout][1].format(t="t")))
+    assert scan["files"] == 3 and scan["bytes_full"] > 0
+    assert scan["row_groups"] == scan["row_groups_read"] + scan["row_groups_skipped"] > 0
