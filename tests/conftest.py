@@ -29,7 +29,7 @@ PRUNING_SUBSET = frozenset({
 })
 VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
-    "test_spec_writer.py", "test_conflicting_files.py",
+    "test_spec_writer.py", "test_conflicting_files.py", "test_file_tolerance.py",
 })
 SPARK_LINES_SUBSET = PRUNING_SUBSET | VARIANT_SUBSET if jar.carries_variant() else PRUNING_SUBSET
 

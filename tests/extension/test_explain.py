@@ -1,4 +1,6 @@
 """explain_read_schema: per scan, the table, schemas, leaf counts and footer byte estimates."""
+import pytest
+
 from pyspark_ext import explain_read_schema, jar
 
 from tests.support.differential import run
@@ -54,4 +56,47 @@ def test_a_read_never_counts_more_leaves_than_the_table_has(spark, tmp_path):
     stock = scans["false"]
     if jar.spark_line() != "4.0":  # 4.0 reads the VARIANT whole, as one leaf too
         assert stock["read_schema"].startswith("struct<v:struct<0:")  # Spark's push-down struct
-    assert (stock["read_leaves"], stock["full_leaves"]) == (1, 2)
+    # `id`, and the VARIANT's Parquet leaves: metadata and value, and, where the line's writer
+    # shreds (Spark 4.3), the typed_value leaves it chose
+    import glob
+
+    import pyarrow.parquet as pq
+    stored = {pq.ParquetFile(f).schema.column(i).path for f in glob.glob(f"{path}/*.parquet")
+              for i in range(pq.ParquetFile(f).metadata.num_columns)}
+    assert (stock["read_leaves"], stock["full_leaves"]) == (1, len(stored))
+    assert scans["true"]["full_leaves"] == len(stored)
+
+
+@pytest.mark.parametrize("layout", ["spec", "draft", "nested"])
+def test_full_leaves_are_the_files_parquet_leaves_with_the_switch_on_and_off(spark, tmp_path,
+                                                                           layout) -> None:
+    """`full_leaves` counts the primitive columns of the files' Parquet schema, the same with
+    the extension on and off (it once said 2 off and 24 on for one shredded table)."""
+    import pyarrow.parquet as pq
+
+    import pyspark_ext
+    from tests.support.differential import ENABLED, confs
+    if layout != "nested" and not jar.carries_variant():
+        pytest.skip("this Spark line carries nested pruning only")
+    path = tmp_path / layout
+    if layout == "nested":
+        df = spark.sql("SELECT id, named_struct('a', id, 'b', named_struct('c', id, 'd', array(id)), "
+                       "'m', map('k', id)) AS s FROM range(50)")
+        schema, query = None, "SELECT s.b.c FROM leaves_t"
+    else:
+        src = spark.sql("SELECT id, parse_json(concat('{\"a\":', id, ',\"b\":{\"c\":\"x', id, "
+                        "'\"}}')) AS v FROM range(50)")
+        df = pyspark_ext.shred(src, "v", "a bigint, b struct<c string>",
+                               **({"layout": "spec"} if layout == "spec" else {}))
+        schema, query = "id BIGINT, v VARIANT", "SELECT variant_get(v, '$.a', 'bigint') FROM leaves_t"
+    df.coalesce(1).write.parquet(str(path))
+    [file] = path.glob("*.parquet")
+    stored = pq.ParquetFile(file).metadata.num_columns
+    counts = {}
+    for enabled in ("false", "true"):
+        with confs(spark, {ENABLED: enabled}):
+            reader = spark.read.schema(schema) if schema else spark.read
+            reader.parquet(str(path)).createOrReplaceTempView("leaves_t")
+            [scan] = explain_read_schema(spark.sql(query))
+            counts[enabled] = scan["full_leaves"]
+    assert counts == {"false": stored, "true": stored}

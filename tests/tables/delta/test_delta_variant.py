@@ -108,3 +108,34 @@ def test_delta_plans_the_shredded_scan_once(spark):
     _, ext = compare(spark, query)
     assert any("typed_value" in s for s in ext.read_schemas), ext.read_schemas
     assert spark_jobs(spark, query) == spark_jobs(spark, f"SELECT id, v FROM {table} WHERE id < 50")
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "missing"])
+def test_a_damaged_or_missing_file_is_skipped_as_stock_skips_it(spark, damage):
+    """Under ignoreCorruptFiles / ignoreMissingFiles, a data file cut short, or deleted while
+    the log still names it, is skipped by the scan with the extension on as with it off; the
+    extension leaves the table to Delta's reader, with one warning naming the file."""
+    import glob
+    import os
+
+    from tests.support.differential import confs
+    from tests.tables.delta.conftest import location
+    table = _variant_table(spark, f"variant_{damage}", "")
+    [bad] = sorted(glob.glob(os.path.join(location(spark, table), "p=0", "*.parquet")))[:1]
+    if damage == "missing":
+        os.remove(bad)
+    else:
+        with open(bad, "rb") as f:
+            data = f.read()
+        with open(bad, "wb") as f:
+            f.write(data[: len(data) // 2])
+    crc = os.path.join(os.path.dirname(bad), f".{os.path.basename(bad)}.crc")
+    if os.path.exists(crc):
+        os.remove(crc)
+    setting = {"corrupt": "spark.sql.files.ignoreCorruptFiles",
+               "missing": "spark.sql.files.ignoreMissingFiles"}[damage]
+    with confs(spark, {setting: "true"}):
+        for query in QUERIES[:4]:
+            stock, _ = compare(spark, query.format(t=table))
+            assert stock.rows
+    assert any(os.path.basename(bad) in w for w in _warnings(spark, table)), _warnings(spark, table)

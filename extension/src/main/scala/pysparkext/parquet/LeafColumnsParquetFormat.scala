@@ -28,7 +28,7 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
 
   override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
     val readFile = innerReader(request)
-    val ReaderRequest(sparkSession, _, partitionSchema, requiredSchema, filters, _, hadoopConf) = request
+    val ReaderRequest(sparkSession, _, partitionSchema, requiredSchema, filters, options, hadoopConf) = request
     val sql = SQLConf.get
     val supported = !sql.offHeapColumnVectorEnabled &&
       !sql.isParquetINT96TimestampConversion && !sql.parquetFieldIdReadEnabled &&
@@ -42,10 +42,11 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
     val paths = leaves
     // The delegate's own checks, which this reader would bypass.
     val checkListed = delegate.isInstanceOf[ListedFilesParquetFormat]
+    val unplanned = ListedFilesParquetFormat.unplanned(options)
     val variantGroupsAsStructs = delegate.isInstanceOf[VariantGroupsAsStructsParquetFormat] ||
       hadoopConf.getBoolean(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, false)
     (file: PartitionedFile) => {
-      if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, conf())
+      if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, conf(), unplanned)
       LeafColumnsReader.open(file, conf(), requiredSchema, partitionSchema, paths, filters, settings,
           rebase, capacity, variantGroupsAsStructs) match {
         case Some(reader) =>

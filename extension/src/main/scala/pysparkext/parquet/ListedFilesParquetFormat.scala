@@ -19,13 +19,21 @@ import org.apache.spark.sql.pysparkext.{DataError, HadoopConfShipping}
  * with the stale listing's length too (and can miss row groups past it); `REFRESH TABLE` is the
  * user's step in both cases. One file-status call per split; a file that has disappeared is left
  * to Spark's reader (`spark.sql.files.ignoreMissingFiles`).
+ *
+ * A file whose footer could not be read at planning, under Spark's `ignoreCorruptFiles` or
+ * `ignoreMissingFiles`, is in the plan as a file that lacks the variant columns; the relation
+ * lists it in the option [[ListedFilesParquetFormat.UnplannedFiles]]. Its footer is read again
+ * before it is read: the same failure goes to Spark's scan, which skips the file as it would
+ * without the extension; a footer that can be read now fails the split instead (the plan does not
+ * know how the file shreds), and Spark's scan skips that too under `ignoreCorruptFiles`.
  */
 class ListedFilesParquetFormat extends WrappingParquetFormat {
   override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
     val read = innerReader(request)
     val conf = HadoopConfShipping.ship(request.session.sparkContext, request.hadoopConf)
+    val unplanned = ListedFilesParquetFormat.unplanned(request.options)
     (file: PartitionedFile) => {
-      ListedFilesParquetFormat.checkUnchanged(file, conf())
+      ListedFilesParquetFormat.checkUnchanged(file, conf(), unplanned)
       read(file)
     }
   }
@@ -36,9 +44,24 @@ class ListedFilesParquetFormat extends WrappingParquetFormat {
 }
 
 object ListedFilesParquetFormat {
-  /** Fails if `file` no longer has the length and modification time it was listed with. */
-  def checkUnchanged(file: PartitionedFile, conf: Configuration): Unit = {
+  /** The relation option that lists, one a line, the files planned without their footers. */
+  val UnplannedFiles = "pyspark_ext.unplannedFiles"
+
+  def unplanned(options: Map[String, String]): Set[String] =
+    options.get(UnplannedFiles).map(_.split("\n").filter(_.nonEmpty).toSet).getOrElse(Set.empty)
+
+  /**
+   * Fails if `file` no longer has the length and modification time it was listed with, or if it
+   * is one of the `unplanned` files (see the class).
+   */
+  def checkUnchanged(file: PartitionedFile, conf: Configuration, unplanned: Set[String] = Set.empty): Unit = {
     val path = file.toPath
+    if (unplanned.contains(path.toString)) {
+      ParquetFooters.read(path, conf) // fails again as at planning: Spark's scan decides
+      throw new DataError(s"The footer of file $path could not be read when the query was " +
+        "planned, so the plan does not know how the file stores its variant columns; it can be " +
+        "read now. Rerun the query.")
+    }
     val now = try path.getFileSystem(conf).getFileStatus(path) catch {
       case _: FileNotFoundException => return
     }

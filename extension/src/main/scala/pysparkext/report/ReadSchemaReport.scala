@@ -1,5 +1,9 @@
 package pysparkext.report
 
+import java.io.IOException
+
+import org.apache.hadoop.fs.Path
+
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -8,13 +12,13 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
-import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
+import org.apache.spark.sql.pysparkext.{DataError, SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import pysparkext.{Comet, ExtConf}
 import pysparkext.exec.RowGroupMetricsExec
-import pysparkext.parquet.{DeltaScans, ParquetFooters, RowGroups}
+import pysparkext.parquet.{DeltaScans, FileTolerance, ParquetFooters, RowGroups}
 import pysparkext.pruning.Need
 
 /**
@@ -72,9 +76,16 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         !DeltaScans.isColumnMapped(relation.dataSchema) && !DeltaScans.isColumnMapped(relation.fileFormat) &&
         SparkInternalsProbe.missingFor(ExtConf.RowGroupMetrics).isEmpty
       // One footer read per file serves both the byte estimate and the row-group count.
-      val footers = if (!parquet) Nil else ParquetFooters.read(
-        files.take(if (countRowGroups) files.length else MaxFooters), conf)
-      val bytes = if (!parquet) None else {
+      // A footer Spark's scan would skip (its ignoreCorruptFiles or ignoreMissingFiles) is
+      // left out here too.
+      val tolerance = FileTolerance.of(relation.options)
+      val footers = if (!parquet) Nil else files.take(if (countRowGroups) files.length else MaxFooters)
+        .flatMap { f =>
+          try Some(ParquetFooters.read(new Path(f), conf)) catch {
+            case e @ (_: DataError | _: IOException) if tolerance.skips(e) => None
+          }
+        }
+      val bytes = if (footers.isEmpty) None else {
         val sample = footers.take(MaxFooters)
         // Under Delta's column mapping the plan's schemas name columns logically, the files
         // physically: the names come from the table's schema in Delta's format
@@ -88,7 +99,7 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         "format" -> formatName(relation.fileFormat),
         "full_schema" -> fullSchema.catalogString,
         "read_schema" -> read.catalogString,
-        "full_leaves" -> Need.leafCount(fullSchema),
+        "full_leaves" -> TableLeaves.count(fullSchema, footers.take(MaxFooters)),
         "read_leaves" -> readLeaves(read),
         "bytes_read" -> bytes.map(_._1),
         "bytes_full" -> bytes.map(_._2),

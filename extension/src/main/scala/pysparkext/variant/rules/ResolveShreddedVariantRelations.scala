@@ -1,17 +1,19 @@
 package pysparkext.variant.rules
 
+import java.io.IOException
+
 import org.apache.hadoop.fs.{FileStatus, Path}
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.NamedExpression
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, Command, LogicalPlan, Project, Union}
-import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.pysparkext.SparkInternals
+import org.apache.spark.sql.pysparkext.{DataError, SparkInternals}
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.parquet.{DeltaScans, FooterSchemas, ListedFilesParquetFormat, ParquetFormats, VariantGroupsAsStructsParquetFormat}
+import pysparkext.parquet.{DeltaScans, FileTolerance, FooterSchemas, ListedFilesParquetFormat, ParquetFormats, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, PerFileTypes, SpecLayout}
@@ -112,9 +114,11 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def layouts(
       fs: HadoopFsRelation,
       columns: Seq[String],
-      table: Option[String]): Seq[(FileStatus, Seq[Stored], Seq[Set[Seq[String]]])] = {
+      table: Option[String]): (Seq[(FileStatus, Seq[Stored], Seq[Set[Seq[String]]])], Seq[Path]) = {
     val conf = session.sessionState.newHadoopConfWithOptions(fs.options)
     val files = fs.location.listFiles(Nil, Nil).flatMap(_.files).map(_.fileStatus)
+    val tolerance = FileTolerance.of(fs.options)
+    val unread = scala.collection.mutable.ArrayBuffer.empty[Path]
     val schemas = files.map { status =>
       // A footer Spark cannot convert (say a nanosecond timestamp inside typed_value) fails the
       // query as Spark's reader would, but naming the file.
@@ -123,6 +127,15 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
           throw new ShreddedVariantException(status.getPath.toString,
             columns.map(label(table, _)).mkString(", "), "",
             s"Spark cannot read this file's Parquet schema: ${e.getMessage}")
+        // A footer that cannot be read at all (a damaged or vanished file) under Spark's
+        // ignoreCorruptFiles or ignoreMissingFiles: planned as a file without the columns, so
+        // it shapes no decision, and left to the scan, which skips it as Spark's would (see
+        // ListedFilesParquetFormat.UnplannedFiles for a file readable again by then).
+        case e @ (_: DataError | _: IOException) if tolerance.skips(e) =>
+          logWarning(s"pyspark-ext plans ${tableLabel(fs, table)} without the footer of " +
+            s"${status.getPath}, which Spark's scan will skip: ${e.getMessage}")
+          unread += status.getPath
+          FooterSchemas.FileSchema(new StructType(), Map.empty)
       })
     }
     def stored(schema: FooterSchemas.FileSchema, c: String): Option[DataType] =
@@ -133,7 +146,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
         columns.exists(c => fs.dataSchema(c).dataType == VariantType &&
           stored(schema, c).exists(SpecLayout.isShredded))
       }
-    schemas.map { case (status, schema) =>
+    val perFile = schemas.map { case (status, schema) =>
       val file = status.getPath.toString
       val nulls = columns.map(c => schema.nullResiduals.getOrElse(c.toLowerCase(java.util.Locale.ROOT), Set.empty[Seq[String]]))
       (status, columns.map { c =>
@@ -161,6 +174,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
         }
       }, nulls)
     }
+    (perFile, unread.toSeq)
   }
 
   /** The column as the user names it in errors: `table.column`, or the column of a path read. */
@@ -175,9 +189,15 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       columns: Seq[String],
       table: Option[String],
       delta: Boolean): LogicalPlan = {
-    val footers = layouts(fs, columns, table)
+    val (footers, unread) = layouts(fs, columns, table)
     val found = footers.map { case (status, types, _) => status -> types }
     if (!found.exists(_._2.exists(_.isInstanceOf[Shredded]))) return r
+    // Delta's format, which stays, cannot check at read time a file planned without its footer.
+    if (delta && unread.nonEmpty) {
+      leave(fs, table, s"the footer of ${unread.head} could not be read, and Spark's " +
+        "ignoreCorruptFiles or ignoreMissingFiles leave such a file to the scan to skip")
+      return r
+    }
     // What each file itself stores (None where it lacks the column) and its all-null residuals.
     val own = footers.map { case (status, types, nulls) =>
       status.getPath -> types.zip(nulls).map {
@@ -236,10 +256,18 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     }
     val branches = marked.zipWithIndex.map { case ((types, files), g) =>
       branch(r, fs, columns.zip(types).toMap, if (groups.length == 1) None else Some(files), g,
-        table, delta)
+        table, delta, unread)
     }
     if (branches.length == 1) branches.head else Union(branches)
   }
+
+  /**
+   * The files planned without their footers, for the scan to check ([[ListedFilesParquetFormat]]);
+   * a format that is not one (a table's own Parquet subclass) reads them as Spark does.
+   */
+  private def unplannedOption(format: FileFormat, unread: Seq[Path]): Map[String, String] =
+    if (unread.isEmpty || !format.isInstanceOf[ListedFilesParquetFormat]) Map.empty
+    else Map(ListedFilesParquetFormat.UnplannedFiles -> unread.map(_.toString).mkString("\n"))
 
   /** How one file stores one variant column. */
   private sealed trait Stored
@@ -266,7 +294,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       files: Option[Seq[FileStatus]],
       g: Int,
       table: Option[String],
-      delta: Boolean): LogicalPlan = {
+      delta: Boolean,
+      unread: Seq[Path]): LogicalPlan = {
     def draftType(name: String): Option[StructType] = draft.get(name).flatten
     val dataSchema = StructType(fs.dataSchema.fields.map { f =>
       draftType(f.name).map(t => LayoutMarks.mark(StructField(f.name, t, nullable = true)))
@@ -289,9 +318,9 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       else if (specLayout) new VariantGroupsAsStructsParquetFormat
       else if (fs.fileFormat.getClass == classOf[ParquetFileFormat]) new ListedFilesParquetFormat
       else fs.fileFormat
-    val options = if (delta && specLayout) {
+    val options = (if (delta && specLayout) {
       fs.options + (VariantGroupsAsStructsParquetFormat.IgnoreAnnotation -> "true")
-    } else fs.options
+    } else fs.options) ++ unplannedOption(format, unread)
     val relation = SparkInternals.withFiles(fs, location, dataSchema, format,
       if (files.isEmpty) fs.bucketSpec else None, session, options)
     val output = r.output.map { a =>
