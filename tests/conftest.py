@@ -20,9 +20,10 @@ from tests.support.differential import ENABLED, strict_session  # noqa: E402
 #: line's own stock Spark: nested pruning over every shape and Spark's own SchemaPruningSuite
 #: cases under Spark's pruning switch both ways, explain, what the line carries, and,
 #: where the line carries the variant half (docs/spark-versions.md), both variant layouts' reads,
-#: filters and skipping, the writers, and tables whose files shred differently (read as a Union
-#: of per-file scans). The fuzzer runs beside it there. Producers tests mark themselves, test by
-#: test (``pytest.mark.spark_lines``): a few whole pipelines and the workers' conversions.
+#: filters and skipping, the writers, tables whose files shred differently (read as a Union
+#: of per-file scans), skipped damaged files, and VARIANTs nested beside shredded top-level ones.
+#: The fuzzer runs beside it there. Producers tests mark themselves, test by test
+#: (``pytest.mark.spark_lines``): a few whole pipelines and the workers' conversions.
 PRUNING_SUBSET = frozenset({
     "test_nested_pruning.py", "test_schema_pruning_suite.py", "test_spark_pruning_switch.py",
     "test_explain.py", "test_spark_lines.py",
@@ -30,6 +31,7 @@ PRUNING_SUBSET = frozenset({
 VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
     "test_spec_writer.py", "test_conflicting_files.py", "test_file_tolerance.py",
+    "test_nested_variant.py",
 })
 SPARK_LINES_SUBSET = PRUNING_SUBSET | VARIANT_SUBSET if jar.carries_variant() else PRUNING_SUBSET
 

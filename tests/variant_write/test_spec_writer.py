@@ -227,8 +227,9 @@ def test_the_extension_reads_the_source_values_and_only_the_leaves(spark: SparkS
                                                                    written: str,
                                                                    tmp_path: Path) -> None:
     assert _spark_values(spark.read.parquet(written)) == _spark_values(source)
-    # The extension leaves a table with a VARIANT inside a struct to Spark's reader (a limit of
-    # its spec-layout reading, not of the writer): its leaves are checked without s.
+    # The extension leaves the VARIANT inside s to Spark's reader (a limit of its spec-layout
+    # reading, not of the writer; tests/variant_read/test_nested_variant.py), so the leaves of the
+    # top-level columns are checked on a copy without s.
     flat = str(tmp_path / "flat")
     pyspark_ext.write_shredded(source.drop("s"), flat, {"v": V_SCHEMA, "w": W_SCHEMA})
     query = (f"SELECT try_variant_get(v, '$.day', 'date'), try_variant_get(v, '$.user.geo.country', "

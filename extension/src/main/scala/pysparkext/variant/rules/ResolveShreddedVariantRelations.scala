@@ -16,7 +16,7 @@ import pysparkext.{ExtConf, GuardedRule}
 import pysparkext.parquet.{DeltaScans, FileTolerance, FooterSchemas, ListedFilesParquetFormat, ParquetFormats, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
-import pysparkext.variant.layout.{DraftLayout, LayoutMarks, PerFileTypes, SpecLayout}
+import pysparkext.variant.layout.{DraftLayout, LayoutMarks, NestedVariants, PerFileTypes, SpecLayout}
 
 /**
  * Presents shredded variant columns of Parquet relations, in the proposal's draft layout or the
@@ -72,6 +72,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
           val delta = DeltaScans.isDelta(fs.fileFormat)
           val columns = candidates(fs, infer && table.isEmpty && !r.analyzed && !delta)
           val name = table.map(_.identifier.unquotedString)
+          if (!DeltaScans.switchedOff(fs.fileFormat) && (delta || ownFormat(fs))) warnNested(fs, name)
           if (columns.isEmpty || DeltaScans.switchedOff(fs.fileFormat)) r
           else if (delta) {
             command.map(c => s"it is read by the command $c, which rebuilds the table's plan itself")
@@ -99,6 +100,17 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def leave(fs: HadoopFsRelation, table: Option[String], reason: String): Unit =
     DeltaScans.leaveToDelta(tableLabel(fs, table), "the shredded variant reads", reason)
 
+  /**
+   * One warning per table and nested VARIANT: only top-level VARIANT columns are read by their
+   * shredded leaves, each of the others is left to Spark's reader ([[NestedVariants]]).
+   */
+  private def warnNested(fs: HadoopFsRelation, table: Option[String]): Unit =
+    NestedVariants.paths(fs.dataSchema).foreach { path =>
+      DeltaScans.warnOnce(s"pyspark-ext leaves the VARIANT $path of ${tableLabel(fs, table)} to " +
+        "Spark's reader: it reads top-level VARIANT columns by their shredded leaves, not a VARIANT " +
+        "inside a struct, an array or a map")
+    }
+
   private def candidates(fs: HadoopFsRelation, inferred: Boolean): Seq[String] =
     fs.dataSchema.fields.toSeq.collect {
       case f if f.dataType == VariantType => f.name
@@ -107,9 +119,11 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
 
   /**
    * Per file, per candidate column: how the file stores it. Spark's encoding is read by us as the
-   * spec layout's struct when any file of the relation shreds in the spec layout (switch:
-   * [[ExtConf.SpecVariant]]); the scan then reads every variant group as a struct, so all of them
-   * must be. Otherwise Spark's reader keeps it.
+   * spec layout's struct when any file of the relation shreds a top-level column in the spec
+   * layout (switch: [[ExtConf.SpecVariant]]); the scan then reads every candidate's variant group
+   * as a struct, so all of them must be. Otherwise Spark's reader keeps it. A VARIANT nested in
+   * another column stays VARIANT in that scan and is read by Spark ([[NestedVariants]]), so it
+   * never keeps the top-level columns from being read by their leaves.
    */
   private def layouts(
       fs: HadoopFsRelation,
@@ -141,7 +155,6 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     def stored(schema: FooterSchemas.FileSchema, c: String): Option[DataType] =
       schema.schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType)
     val specShredded = ExtConf.SpecVariant.get &&
-      !fs.dataSchema.exists(f => f.dataType != VariantType && nestsVariant(f.dataType)) &&
       schemas.exists { case (_, schema) =>
         columns.exists(c => fs.dataSchema(c).dataType == VariantType &&
           stored(schema, c).exists(SpecLayout.isShredded))
@@ -180,8 +193,6 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   /** The column as the user names it in errors: `table.column`, or the column of a path read. */
   private def label(table: Option[String], column: String): String =
     table.map(t => s"$t.$column").getOrElse(column)
-
-  private def nestsVariant(t: DataType): Boolean = SparkInternals.existsRecursively(t)(_ == VariantType)
 
   private def resolve(
       r: LogicalRelation,

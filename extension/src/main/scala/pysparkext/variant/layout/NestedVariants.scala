@@ -1,0 +1,32 @@
+package pysparkext.variant.layout
+
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, VariantType}
+
+/**
+ * The VARIANT values a table holds inside a struct, an array or a map, named as a user reads
+ * them: `s.w` for a struct field, `tags[*]` for the elements of an array or the values of a map,
+ * `items[*].w` below those.
+ *
+ * Shredded reads take over top-level VARIANT columns only; these stay VARIANT in the scan and are
+ * read by Spark's reader. That is safe beside top-level columns read as their physical groups
+ * (a scan that sets `spark.sql.parquet.ignoreVariantAnnotation`): Spark's Parquet schema
+ * conversion reads a group requested as VARIANT, or as the struct of path reads Spark's
+ * `PushVariantIntoScan` asks for, from the file's physical group whatever that setting says, so
+ * such a value reads as in a stock scan. Each one is therefore left to Spark per column (with a
+ * warning), never by turning off the shredded reads of the table's other columns.
+ */
+object NestedVariants {
+  /** The VARIANTs nested in the columns of `schema` (top-level VARIANT columns excluded). */
+  def paths(schema: StructType): Seq[String] =
+    schema.fields.toSeq.flatMap(f => below(f.name, f.dataType))
+
+  private def below(at: String, t: DataType): Seq[String] = t match {
+    case s: StructType => s.fields.toSeq.flatMap(f => found(s"$at.${f.name}", f.dataType))
+    case a: ArrayType => found(s"$at[*]", a.elementType)
+    case m: MapType => found(s"map_keys($at)[*]", m.keyType) ++ found(s"$at[*]", m.valueType)
+    case _ => Nil
+  }
+
+  private def found(path: String, t: DataType): Seq[String] =
+    if (t == VariantType) Seq(path) else below(path, t)
+}
