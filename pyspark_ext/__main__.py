@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--format", choices=["text", "json"], default="text")
     verify.add_argument("--master", default=None, help="Spark master (default: Spark's own)")
     verify.add_argument("--no-progress", action="store_true")
+    verify.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="warm runs timed each way per query, alternating, after one run each way "
+                             "to warm up; the median is reported (default 1)")
     verify.add_argument("--allow-failing-queries", action="store_true",
                         help="a query that fails with the same error both ways passes (it is "
                              "still reported); by default it fails the run with exit code 3")
@@ -60,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "verify":
         from .verify import main as verify_main
         return verify_main(args.queries, args.conf, args.format, args.master, not args.no_progress,
-                           args.allow_failing_queries)
+                           args.allow_failing_queries, args.repeat)
     elif args.command == "producers":
         from .producers.cli import main as producers_main
         return producers_main(args)

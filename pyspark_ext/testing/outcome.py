@@ -33,19 +33,30 @@ ROW_ERRORS = frozenset({
     "INVALID_VARIANT_GET_PATH", "MALFORMED_VARIANT", "VARIANT_SIZE_LIMIT", "NULL_MAP_KEY",
     "DUPLICATED_MAP_KEY", "INVALID_FRACTION_OF_SECOND", "DATETIME_FIELD_OUT_OF_BOUNDS",
 })
-#: Error classes that wrap the one that matters (stock Spark casts some variant values inside
-#: its Parquet reader, so their cast errors arrive as read failures).
-WRAPPERS = ("FAILED_READ_FILE", "TASK_WRITE_FAILED")
+#: Error classes that wrap the ones that matter: stock Spark casts some variant values inside its
+#: Parquet reader, so their cast errors arrive as read failures; adaptive execution reports two
+#: query stages failing at once as one error that holds both (which stages fail together is up to
+#: timing, so one run may report a stage's error alone and the next wrapped with another's).
+WRAPPERS = ("FAILED_READ_FILE", "TASK_WRITE_FAILED", "STAGE_MATERIALIZATION_MULTIPLE_FAILURES")
 
 
 @dataclass
 class Outcome:
-    """Normalised rows (``error`` is None) or the error's class and first message line."""
+    """Normalised rows (``error`` is None) or the error's class and first message line.
+
+    ``causes`` are the classes of every error the failure holds once wrappers (``WRAPPERS``) are
+    looked through: more than one where stages failed at once; ``error`` is the first of them."""
     rows: list[Any] = field(default_factory=list)
     error: str | None = None
     message: str = ""
     seconds: float = 0.0
     scans: list[dict[str, Any]] = field(default_factory=list)
+    causes: tuple[str, ...] = ()
+
+    @property
+    def errors(self) -> tuple[str, ...]:
+        """The error classes this outcome failed with (empty when it gave rows)."""
+        return self.causes or ((self.error,) if self.error is not None else ())
 
     @property
     def leaves(self) -> int:
@@ -95,25 +106,62 @@ def normalise(x: Any, *, exact: bool = False, round_floats: bool | None = None) 
     return x
 
 
-def error_class(e: BaseException) -> str:
-    """The error's condition, unwrapped from read and job failures; else the exception type."""
+def error_classes(e: BaseException) -> list[str]:
+    """The classes of the errors that made ``e``, wrappers (``WRAPPERS``) looked through: a read
+    failure's cause, every stage's error of a multiple-stage failure. Else the exception's type."""
+    java = getattr(e, "_origin", None) or getattr(e, "java_exception", None)
+    found = _jvm_conditions(java) if java is not None else []
+    if found:
+        return found
+    # No JVM exception (Spark Connect) or none with a condition: the conditions its message quotes
+    # (a multiple-stage failure's message holds each stage's error), else its own.
     condition = getattr(e, "getCondition", lambda: None)()
-    conditions = [c for c in re.findall(r"\[([A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]", str(e))
-                  if c.split(".")[0] not in WRAPPERS]
-    if condition and condition.split(".")[0] not in WRAPPERS:
-        return condition
-    # A Py4JJavaError (no condition of its own) or a wrapper: the first condition it quotes,
-    # else the Java exception's class (an internal error such as NoSuchElementException).
-    if conditions:
-        return conditions[0]
-    java = getattr(e, "java_exception", None)
-    return condition or (java.getClass().getName() if java is not None else type(e).__name__)
+    if condition and _unwrapped(condition):
+        return [condition]
+    quoted = [c for c in re.findall(r"\[([A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]", str(e)) if _unwrapped(c)]
+    if quoted:
+        return list(dict.fromkeys(quoted))
+    return [condition or (java.getClass().getName() if java is not None else type(e).__name__)]
+
+
+def error_class(e: BaseException) -> str:
+    """The error's condition, unwrapped from read and stage failures; else the exception type."""
+    return error_classes(e)[0]
+
+
+def _unwrapped(condition: str) -> bool:
+    return condition.split(".")[0] not in WRAPPERS
+
+
+def _jvm_conditions(throwable: Any, depth: int = 0) -> list[str]:
+    """Conditions of a JVM throwable: its own unless it is a wrapper, else those of its cause and
+    of the errors it suppressed (where Spark puts the other stages' errors)."""
+    from py4j.java_gateway import is_instance_of
+    from pyspark import SparkContext
+
+    if throwable is None or depth > 16 or SparkContext._gateway is None:
+        return []
+    gateway, jvm = SparkContext._gateway, SparkContext._jvm
+    if is_instance_of(gateway, throwable, "org.apache.spark.SparkThrowable"):
+        condition = jvm.PythonErrorUtils.getCondition(throwable)
+        if condition and _unwrapped(condition):
+            return [condition]
+    found = _jvm_conditions(throwable.getCause(), depth + 1)
+    for suppressed in throwable.getSuppressed():
+        found += [c for c in _jvm_conditions(suppressed, depth + 1) if c not in found]
+    return found
 
 
 def error_message(e: BaseException) -> str:
     java = getattr(e, "java_exception", None)
     text = (java.toString() if java is not None else str(e)).strip()
     return (text.splitlines()[0] if text else type(e).__name__)[:300]
+
+
+def failure(e: BaseException, seconds: float = 0.0) -> Outcome:
+    """The outcome of a query that raised ``e``."""
+    classes = error_classes(e)
+    return Outcome(error=classes[0], message=error_message(e), seconds=seconds, causes=tuple(classes))
 
 
 def run(spark: SparkSession, sql: str, enabled: bool, scans: bool = False) -> Outcome:
@@ -129,7 +177,7 @@ def run(spark: SparkSession, sql: str, enabled: bool, scans: bool = False) -> Ou
             out.scans = _scans(df)
         return out
     except Exception as e:  # noqa: BLE001 - a query's error is an outcome to compare
-        return Outcome(error=error_class(e), message=error_message(e), seconds=time.perf_counter() - start)
+        return failure(e, time.perf_counter() - start)
     finally:
         spark.conf.set(ENABLED, before if before is not None else "true")
 
@@ -167,19 +215,25 @@ def same_rows(want: list[Any], got: list[Any], order: list[int] | None) -> bool:
 
 
 def difference(want: Outcome, got: Outcome, order: list[int] | None) -> str | None:
-    """Why ``got`` disagrees with ``want``, or None. Both failing agree when the error class is
-    the same, or both are errors of a row's value (``ROW_ERRORS``), which depend on row order."""
+    """Why ``got`` disagrees with ``want``, or None. Both failing agree when they share an error
+    class, or both have errors of a row's value (``ROW_ERRORS``), which depend on row order; a
+    failure of several stages at once is compared by each stage's error (``Outcome.causes``)."""
     if want.error is None and got.error is None:
         if same_rows(want.rows, got.rows, order):
             return None
         return f"rows differ: {_rows_diff(want.rows, got.rows)}"
     if want.error is not None and got.error is not None:
-        if want.error == got.error or (want.error in ROW_ERRORS and got.error in ROW_ERRORS):
+        if any(same_error(a, b) for a in want.errors for b in got.errors):
             return None
         return f"errors differ: {want.error} vs {got.error} ({got.message})"
     if want.error is not None:
         return f"expected error {want.error}, got {len(got.rows)} rows"
     return f"expected {len(want.rows)} rows, got error {got.error}: {got.message}"
+
+
+def same_error(a: str, b: str) -> bool:
+    """Two error classes that mean the same failure: equal, or both of a row's value."""
+    return a == b or (a in ROW_ERRORS and b in ROW_ERRORS)
 
 
 def _rows_diff(want: list[Any], got: list[Any], limit: int = 3) -> str:

@@ -11,7 +11,7 @@ from pyspark_ext.verify import is_query, sort_keys, split_statements
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 
 
-def test_statements_split_on_semicolons_outside_strings_and_comments() -> None:
+def test_statements_split_on_semicolons_outside_strings_and_comments(spark) -> None:
     text = ("-- a workload\nSET spark.sql.shuffle.partitions=4;\n"
             "SELECT 'a;b' AS s, id FROM t -- the; end\nORDER BY s, 2;\n"
             "/* x; */ WITH c AS (SELECT 1 AS x) SELECT x FROM c ORDER BY x + 1;\nUSE default")
@@ -19,13 +19,28 @@ def test_statements_split_on_semicolons_outside_strings_and_comments() -> None:
     assert statements == ["SET spark.sql.shuffle.partitions=4",
                           "SELECT 'a;b' AS s, id FROM t -- the; end\nORDER BY s, 2",
                           "WITH c AS (SELECT 1 AS x) SELECT x FROM c ORDER BY x + 1", "USE default"]
-    assert [is_query(s) for s in statements] == [False, True, True, False]
+    assert [is_query(spark, s) for s in statements] == [False, True, True, False]
     # sort keys as output positions; a key that is not an output column: the whole order counts
     assert sort_keys(statements[1]) == [0, 1]
     assert sort_keys(statements[2]) == []
     assert sort_keys("SELECT a FROM t") is None
-    # Spark syntax sqlglot cannot parse is still a query
-    assert is_query("SELECT v:a::int FROM t") and not is_query("CACHE TABLE t")
+    # Spark syntax sqlglot cannot parse is still a query; Spark's commands are setup
+    assert is_query(spark, "SELECT v:a::int FROM t") and not is_query(spark, "CACHE TABLE t")
+    # a statement that does not parse is no setup: it runs as a query, which fails
+    assert is_query(spark, "SELEC count(*) FROM t") and is_query(spark, "CREATE TEMP VIEW AS SELECT 1")
+
+
+def test_a_mistyped_query_fails_where_it_is_and_the_run_goes_on(tmp_path, fuzz_tables, capsys) -> None:
+    nested = fuzz_tables["nested"]
+    path = tmp_path / "typo.sql"
+    path.write_text(f"SET spark.sql.shuffle.partitions=4;\n-- a typo\nSELEC count(*)\n  FROM parquet.`{nested}`;\n"
+                    f"SELECT count(*) FROM parquet.`{nested}`")
+    assert main(["verify", "--queries", str(path), "--no-progress"]) == 3
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[1].startswith("  1  FAILED ") and lines[3].startswith("  2  same ")
+    assert lines[2].strip().startswith(f"{path}:3: failed both ways: PARSE_SYNTAX_ERROR: ")
+    assert "1 query failed both ways" in captured.err and "setup statement failed" not in captured.err
 
 
 @pytest.fixture
@@ -55,7 +70,7 @@ def test_verify_reports_each_query_and_exits_0_when_all_agree(workload, capsys) 
     assert re.match(r"verify: 5 queries, 4 same, 0 different, 1 failed both ways; leaves \d+ -> \d+", out[-1])
     assert sum(" same " in line for line in out) == 4
     assert any(line.startswith("  5  FAILED ") for line in out)
-    assert any(line.strip().startswith("failed both ways: INVALID_VARIANT_CAST: ") for line in out)
+    assert any(line.strip().startswith(f"{workload}:11: failed both ways: INVALID_VARIANT_CAST: ") for line in out)
     assert captured.err == ""
 
 
@@ -85,6 +100,8 @@ def test_verify_finds_a_difference_and_exits_1(workload, capsys, tmp_path) -> No
     assert [q["result"] for q in report["queries"]] == ["same"] * 4 + ["failed both ways", "different"]
     assert report["queries"][-1]["detail"].startswith("rows differ")
     assert report["totals"]["different"] == 1
+    assert report["queries"][0]["where"] == f"{workload}:6"
+    assert report["totals"]["timing"].startswith("median of 1 warm run each way, alternating")
     assert report["setup"] == ["SET spark.sql.ansi.enabled=true",
                                "CREATE OR REPLACE TEMP VIEW numbers AS SELECT id FROM range(10)"]
     failing = report["queries"][4]
