@@ -37,7 +37,10 @@ ROW_ERRORS = frozenset({
 #: Parquet reader, so their cast errors arrive as read failures; adaptive execution reports two
 #: query stages failing at once as one error that holds both (which stages fail together is up to
 #: timing, so one run may report a stage's error alone and the next wrapped with another's).
-WRAPPERS = ("FAILED_READ_FILE", "TASK_WRITE_FAILED", "STAGE_MATERIALIZATION_MULTIPLE_FAILURES")
+#: Error classes that only wrap the errors that made them. Spark 4.0 gives the multiple-stage
+#: failure the legacy class _LEGACY_ERROR_TEMP_2235; later lines give it its own name.
+WRAPPERS = ("FAILED_READ_FILE", "TASK_WRITE_FAILED", "STAGE_MATERIALIZATION_MULTIPLE_FAILURES",
+            "_LEGACY_ERROR_TEMP_2235")
 
 
 @dataclass
@@ -141,9 +144,10 @@ def _jvm_conditions(throwable: Any, depth: int = 0) -> list[str]:
 
     if throwable is None or depth > 16 or SparkContext._gateway is None:
         return []
-    gateway, jvm = SparkContext._gateway, SparkContext._jvm
+    gateway = SparkContext._gateway
+    # SparkThrowable.getCondition is on every supported line; PythonErrorUtils is not on 4.0
     if is_instance_of(gateway, throwable, "org.apache.spark.SparkThrowable"):
-        condition = jvm.PythonErrorUtils.getCondition(throwable)
+        condition = throwable.getCondition()
         if condition and _unwrapped(condition):
             return [condition]
     found = _jvm_conditions(throwable.getCause(), depth + 1)
