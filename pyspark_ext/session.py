@@ -62,17 +62,27 @@ def configure(builder: SparkSession.Builder, **settings_: str | bool | int) -> S
     (``PLAN_SCANS_IN_PRE_CBO``; docs/table-formats.md says why). Extra keyword settings are
     extension confs without their prefix, for example ``configure(builder, strict=True)`` sets
     ``spark.pyspark_ext.strict=true`` (a key with dots: ``**{"variant.enabled": False}``). An
-    unknown keyword fails, naming the nearest known one. A session already running without the
-    extension fails here: ``getOrCreate`` would return it unchanged.
+    unknown keyword fails, naming the nearest known one. A value that is not of its setting's
+    type, given here or already on the builder, fails here, naming the key, the value and the
+    values the setting takes. A session already running without the extension fails here:
+    ``getOrCreate`` would return it unchanged.
     """
-    keys = {setting_key(name): value for name, value in settings_.items()}
+    keys = {setting_key(name): _text(value) for name, value in settings_.items()}
     options = getattr(builder, "_options", {})
+    given = {**{k: str(v) for k, v in options.items() if k.startswith(settings.PREFIX)}, **keys}
+    bad = [why for key, value in given.items() if (why := settings.bad_value(key, value))]
+    if bad:
+        raise ValueError(f"configure: {'; '.join(bad)} (docs/configuration.md lists the settings)")
     if "spark.remote" not in options:
         refuse_running_session_without_extension()
     for key, value in extension_confs().items():
         ahead_of = PLAN_SCANS_IN_PRE_CBO if key == "spark.sql.extensions" else ()
         builder = builder.config(key, _add(options.get(key), value, ahead_of))
-    for key, value in keys.items():
-        text = str(value).lower() if isinstance(value, bool) else str(value)
+    for key, text in keys.items():
         builder = builder.config(key, text)
     return builder
+
+
+def _text(value: str | bool | int) -> str:
+    """A keyword value as Spark reads it: Python's ``True`` is ``true``."""
+    return str(value).lower() if isinstance(value, bool) else str(value)

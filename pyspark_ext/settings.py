@@ -3,11 +3,13 @@
 Each setting's type, default and doc are declared once, in ``ExtConf.scala``: Spark checks
 values by those types, ``SET -v`` lists the settings with their docs, and the table in
 ``docs/configuration.md`` is generated from the declaration (``python -m pyspark_ext conf
---markdown``). ``tests/extension/test_switches.py`` checks that these keys are the jar's.
+--markdown``). ``tests/extension/test_switches.py`` checks that these keys, and the types
+``value_type`` gives them, are the jar's.
 """
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Iterable
 
 PREFIX = "spark.pyspark_ext."
@@ -54,3 +56,37 @@ def nearest(key: str, known: Iterable[str] | None = None) -> str:
     names = [*KEYS, *RENAMED] if known is None else list(known)
     spelt = {name.lower(): name for name in reversed(names)}  # the first of names equal but for case
     return spelt[difflib.get_close_matches(key.lower(), list(spelt), n=1, cutoff=0)[0]]
+
+
+NUMBERS: tuple[str, ...] = (PRODUCERS_ROWS_PER_ROW_GROUP, PRODUCERS_ROWS_PER_FILE, PRODUCERS_ROW_GROUP_BYTES)
+"""The settings that take a whole number (Spark's ``long``)."""
+
+TEXTS: tuple[str, ...] = (FAKE_MISSING_INTERNALS,)
+"""The settings that take any text; every other setting takes ``true`` or ``false``."""
+
+# Spark's own reading of a long (Java's): an optional sign and decimal digits, in any script.
+_LONG = re.compile(r"[+-]?\d+")
+
+
+def value_type(key: str) -> str:
+    """The type of a setting as ``ExtConf.scala`` declares it: boolean, long or string."""
+    key = RENAMED.get(key, key)
+    return "long" if key in NUMBERS else "string" if key in TEXTS else "boolean"
+
+
+def bad_value(key: str, value: str) -> str | None:
+    """Why ``value`` is not a value of the known setting ``key`` as Spark reads it, worded as the
+    jar words it at session start (``ConfEntry.badValues``); None for a good value or a key the
+    extension does not read."""
+    if key not in KEYS and key not in RENAMED:
+        return None
+    text = value.strip()
+    type_ = value_type(key)
+    if type_ == "boolean" and text.lower() not in ("true", "false"):
+        takes = "true or false"
+    elif type_ == "long" and not (_LONG.fullmatch(text) and -2**63 <= int(text) < 2**63):
+        takes = "a whole number"
+    else:
+        return None
+    name = f"{key} (the older name of {RENAMED[key]})" if key in RENAMED else key
+    return f"{name} is '{value}', which is not a {type_}: use {takes}"

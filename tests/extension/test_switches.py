@@ -106,6 +106,47 @@ def test_configure_takes_keys_with_dots():
     builder._options.pop(settings.SHREDDED_VARIANT)
 
 
+def test_configure_rejects_a_bad_value_before_spark_sees_it():
+    from pyspark.sql import SparkSession
+
+    from pyspark_ext import configure
+    builder = SparkSession.builder
+    before = dict(builder._options)
+    with pytest.raises(ValueError, match=re.escape(
+            "configure: spark.pyspark_ext.strict is 'yes', which is not a boolean: use true or false")):
+        configure(builder, strict="yes")
+    with pytest.raises(ValueError, match=re.escape(
+            "spark.pyspark_ext.producers.rowsPerFile is 'true', which is not a long: use a whole number")):
+        configure(builder, **{"producers.rowsPerFile": True})
+    assert builder._options == before
+    # a value already on the builder, here under an older key
+    old = next(iter(settings.RENAMED))
+    builder = builder.config(old, "maybe")
+    try:
+        with pytest.raises(ValueError, match=re.escape(
+                f"{old} (the older name of {settings.SHREDDED_VARIANT}) is 'maybe', which is not a boolean")):
+            configure(builder)
+    finally:
+        builder._options.pop(old)  # a class-level dict before Spark 4.3: builders share it
+
+
+# configure's check reads values as Spark does: it takes what Spark takes, and refuses the rest.
+VALUES = ["true", "FALSE", " true ", "yes", "1", "", "t", "+5", "-5", " 7 ", "5.0", "1_000", "0x10",
+          "9223372036854775807", "9223372036854775808", "\u0663"]
+
+
+@pytest.mark.parametrize("key", [settings.STRICT, settings.PRODUCERS_ROWS_PER_FILE, settings.FAKE_MISSING_INTERNALS])
+def test_configure_takes_the_values_spark_takes(spark, key):
+    session = spark.newSession()
+    for value in VALUES:
+        try:
+            session.conf.set(key, value)
+            spark_takes = True
+        except Exception:
+            spark_takes = False
+        assert (settings.bad_value(key, value) is None) == spark_takes, (key, value)
+
+
 # Declared in one place: ExtConf.scala. settings.py holds the keys, SET -v lists the settings with
 # their docs, and docs/configuration.md's table is generated from the declarations.
 
@@ -113,6 +154,7 @@ def test_settings_py_holds_the_jars_keys(spark):
     declared = settings_table.declared(spark)
     assert list(settings.KEYS) == [d.key for d in declared]
     assert settings.RENAMED == {a: d.key for d in declared for a in d.alternatives}
+    assert {k: settings.value_type(k) for k in settings.KEYS} == {d.key: d.type for d in declared}
 
 
 def test_set_v_lists_every_public_setting_with_its_doc(spark):

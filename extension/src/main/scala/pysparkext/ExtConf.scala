@@ -33,6 +33,26 @@ final class ConfEntry[T] private[pysparkext] (declaration: SqlConfDeclaration[T]
   private[pysparkext] def check(conf: SQLConf): Unit =
     (key +: alternatives).foreach(k => Option(conf.getConfString(k, null)).foreach(declaration.check(k, _)))
 
+  /**
+   * The extension's own message for each of this key and its older keys whose value, as
+   * `valueOf` gives it, is not of this setting's type: it names the key, the value and the
+   * values the setting takes (`pyspark_ext/settings.py` words a rejected `configure` value the
+   * same way).
+   */
+  private[pysparkext] def badValues(valueOf: String => Option[String]): Seq[String] =
+    (key +: alternatives).flatMap { k =>
+      valueOf(k).filterNot(declaration.accepts).map { value =>
+        val name = if (k == key) k else s"$k (the older name of $key)"
+        s"$name is '$value', which is not a $valueType: use $takes"
+      }
+    }
+
+  private def takes: String = valueType match {
+    case "boolean" => "true or false"
+    case "long" => "a whole number"
+    case other => s"a $other"
+  }
+
   override def toString: String = key
 }
 
@@ -246,6 +266,25 @@ object ExtConf {
     val conf = SQLConf.get
     all.foreach(_.check(conf))
     UnknownKeys.warn(conf.getAllConfs.keysIterator.filter(_.startsWith(Prefix)))
+  }
+
+  /**
+   * Checks the settings a session starts with (`--conf`, spark-defaults.conf, and the builder's
+   * settings when it starts the Spark context: all in the context's `SparkConf`), and fails with
+   * the extension's own message naming every key with a bad value, the value and the values it
+   * takes. The session extension runs it when a session is created, before Spark copies these
+   * settings into the session's. Spark would check them there too, but only when the session's
+   * state is first built, at the first query or `spark.conf` call, and on Spark 4.1 PySpark then
+   * never returns: converting that error to a Python one builds the state again, which fails again
+   * (docs/troubleshooting.md). Failing here, before the session exists, avoids that. Only the
+   * extension's settings are checked: a bad value of Spark's own settings is Spark's to report.
+   */
+  def checkAtStart(conf: org.apache.spark.SparkConf): Unit = {
+    val bad = all.flatMap(_.badValues(conf.getOption))
+    if (bad.nonEmpty) {
+      throw new IllegalArgumentException(s"pyspark-ext: the session cannot start: ${bad.mkString("; ")} " +
+        "(docs/configuration.md lists the settings)")
+    }
   }
 
   /** Every key the extension reads, older keys included. */

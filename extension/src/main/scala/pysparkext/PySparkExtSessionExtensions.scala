@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
-import org.apache.spark.sql.pysparkext.SparkInternalsProbe
+import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.shims.OptimizerHooksShim
 
 import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns, PathReadsBeforeAggregates}
@@ -18,9 +18,10 @@ import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
- * it rewrites and reads its own switches. First it probes the Spark internals the rules rely on
- * ([[SparkInternalsProbe]]): a feature whose internal is missing stays off, with a warning. It
- * also warns where Delta Lake's extension is listed ahead of it ([[ExtensionOrder]]).
+ * it rewrites and reads its own switches. First it checks the extension's settings the session
+ * starts with, failing the session's creation on a bad value ([[ExtConf.checkAtStart]]). Then it
+ * probes the Spark internals the rules rely on ([[SparkInternalsProbe]]): a feature whose
+ * internal is missing stays off, with a warning. It also warns where Delta Lake's extension is listed ahead of it ([[ExtensionOrder]]).
  * `docs/architecture.md` follows a query through these rules.
  *
  * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
@@ -45,6 +46,7 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     // Registers the settings with Spark before the new session copies the SparkConf into its
     // own settings, so that Spark checks their values there.
     require(ExtConf.all.nonEmpty)
+    SparkInternals.activeSparkConf.foreach(ExtConf.checkAtStart)
     SparkInternalsProbe.run()
     ExtensionOrder.checkOnce()
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))

@@ -42,6 +42,15 @@ object SparkInternals {
   def existsRecursively(t: org.apache.spark.sql.types.DataType)(
       p: org.apache.spark.sql.types.DataType => Boolean): Boolean = t.existsRecursively(p)
 
+  /**
+   * The settings of the running Spark context (`--conf`, spark-defaults.conf, and the builder's
+   * settings when it started the context), if one is running: a session's settings start as a
+   * copy of them. `SparkContext.getActive` is package-private but has the same shape in every
+   * supported line.
+   */
+  def activeSparkConf: Option[org.apache.spark.SparkConf] =
+    org.apache.spark.SparkContext.getActive.map(_.conf)
+
   /** A copy of the session (its settings, catalog and extensions) with some settings changed. */
   def withSettings(session: org.apache.spark.sql.SparkSession, settings: Map[String, String])
       : org.apache.spark.sql.SparkSession = {

@@ -20,6 +20,10 @@ final class SqlConfDeclaration[T] private (entry: ConfigEntry[T], val valueType:
   /** The session's value; a bad value of `key`, or of an older key read in its place, fails. */
   def get: T = SQLConf.get.getConf(entry)
 
+  /** Whether `raw` is a value of the conf's type, as Spark reads it (`true`/`false` for a boolean). */
+  def accepts(raw: String): Boolean =
+    try { entry.valueConverter(raw); true } catch { case _: IllegalArgumentException => false }
+
   /**
    * Fails with Spark's own message (which names the key and the value) if `raw`, the value of
    * `setAs` (the key or an older key read in its place), is not a value of the conf's type.
