@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pyspark
 import pytest
 
 import pyspark_ext
@@ -93,3 +94,28 @@ def test_bad_value_for_a_new_session_fails_its_start_with_our_message(outcomes, 
     assert case["stage"] == "start", case
     # the context keeps the earlier cases' values too: the message names every bad one
     assert START_FAILED in case["error"] and EXPECTED[key] in case["error"], case["error"].splitlines()[:2]
+
+
+@pytest.mark.subprocess
+def test_bad_value_given_with_spark_submit_conf_fails_at_start(tmp_path):
+    """The reported case: ``spark-submit --conf spark.pyspark_ext.enabled=maybe app.py``."""
+    confs = {**pyspark_ext.extension_confs(), settings.ENABLED: "maybe", "spark.ui.enabled": "false"}
+    app = tmp_path / "app.py"
+    app.write_text("from pyspark.sql import SparkSession\n"
+                   "spark = SparkSession.builder.getOrCreate()\n"
+                   "print('started', flush=True)\n"
+                   "spark.sql('SELECT 1').collect()\n")
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    args = [str(submit), "--master", "local[1]"]
+    for k, v in confs.items():
+        args += ["--conf", f"{k}={v}"]
+    try:
+        out = subprocess.run([*args, str(app)], capture_output=True, text=True, timeout=TIMEOUT / 2, env=_env())
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"spark-submit hung on a bad setting (no answer in {TIMEOUT / 2} s)")
+    assert out.returncode != 0
+    assert "started" not in out.stdout
+    # spark-submit passes the driver's traceback to its own stdout or stderr, by line
+    said = out.stdout + out.stderr
+    assert START_FAILED in said and EXPECTED[settings.ENABLED] in said, \
+        [line for line in said.splitlines() if "pyspark-ext:" in line]
