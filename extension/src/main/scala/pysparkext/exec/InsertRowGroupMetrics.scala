@@ -2,14 +2,14 @@ package pysparkext.exec
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.datasources.FileFormat
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.metric.SQLMetrics
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 
-import pysparkext.{Comet, ExtConf, GuardedPlanRule}
-import pysparkext.parquet.{LeafColumnsParquetFormat, ParquetFormats, RowGroupCountingParquetFormat}
+import pysparkext.{ExtConf, GuardedPlanRule}
+import pysparkext.formats.{Feature, TableFormats}
+import pysparkext.parquet.RowGroupCountingParquetFormat
 import pysparkext.variant.layout.LayoutMarks
 
 /**
@@ -20,8 +20,9 @@ import pysparkext.variant.layout.LayoutMarks
  * footer, which for very wide schemas costs as much as reading a few leaves, so it is not
  * imposed on every query.) Only Spark's own Parquet format (and the extension's variant-struct
  * variant of it) is wrapped: a format that subclasses it, such as a table format's, may read
- * differently and is left alone. Scans without data filters read every row group, so they are
- * not counted.
+ * differently and is left alone, and so is a scan DataFusion Comet reads natively (the decision
+ * is [[pysparkext.formats.TableFormats]]'). Scans without data filters read every row group, so
+ * they are not counted.
  *
  * Safe because the counting format reads exactly as the format it wraps and compares equal to
  * it, and the node passes its child's output through. Runs before the columnar transitions, also
@@ -39,7 +40,8 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
   // the benchmark's draft layout about 0.2 s (0.61 s against 0.84 s).
 
   override protected def rewrite(plan: SparkPlan): SparkPlan = plan.transformUp {
-    case FileScan(s, relation, _, dataFilters) if dataFilters.nonEmpty && countable(relation.fileFormat) &&
+    case FileScan(s, relation, _, dataFilters) if dataFilters.nonEmpty &&
+        TableFormats.decide(Feature.RowGroupMetrics, relation).applies &&
         (allScans || relation.dataSchema.exists(LayoutMarks.isMarked)) =>
       val sc = session.sparkContext
       val format = new RowGroupCountingParquetFormat(
@@ -50,10 +52,4 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
   }
 
   private def allScans: Boolean = ExtConf.RowGroupMetricsAllScans.get
-
-  // A scan DataFusion Comet reads natively is not wrapped: Comet reads only Spark's own format,
-  // so the counting format would keep it off the scan (see pysparkext.Comet).
-  private def countable(format: FileFormat): Boolean = (ParquetFormats.readsAsSpark(format) ||
-    (format != null && format.getClass == classOf[LeafColumnsParquetFormat])) &&
-    !(Comet.readsFormat(format) && Comet.takesParquetScans())
 }

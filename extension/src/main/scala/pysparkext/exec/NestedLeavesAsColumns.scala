@@ -9,8 +9,9 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.SparkInternals.{FileScan, StructFieldOf}
 
-import pysparkext.{Comet, ExtConf, GuardedPlanRule}
-import pysparkext.parquet.{DeltaScans, LeafColumnsParquetFormat, LeafColumnsReader, LeafPath, ParquetFormats}
+import pysparkext.{ExtConf, GuardedPlanRule}
+import pysparkext.formats.{Feature, TableFormats}
+import pysparkext.parquet.{LeafColumnsParquetFormat, LeafColumnsReader, LeafPath}
 
 /**
  * Reads nested struct fields of a vectorized Parquet scan as top-level columns: under a
@@ -50,13 +51,11 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
   }
 
   // Builds whose struct vectors are not row-aligned are caught by SparkInternalsProbe, which
-  // switches this rule off (SparkInternals.structVectorsRowAligned). A scan DataFusion Comet will
-  // read natively is left to it: the node reads Spark's vectors, and the leaf reader's format
-  // would keep Comet off the scan (see pysparkext.Comet).
+  // switches this rule off (SparkInternals.structVectorsRowAligned). Which formats it may rewrite
+  // (Parquet ones, not a scan DataFusion Comet will read natively) is TableFormats' decision.
   private def eligible(s: FileSourceScanExec): Boolean = s match {
     case FileScan(_, relation, _, _) => s.supportsColumnar && !SparkInternals.isBucketedScan(s) &&
-      relation.fileFormat.isInstanceOf[ParquetFileFormat] && !DeltaScans.switchedOff(relation.fileFormat) &&
-      !(Comet.readsFormat(relation.fileFormat) && Comet.takesParquetScans())
+      TableFormats.decide(Feature.LeavesAsColumns, relation).applies
     case _ => false
   }
 
@@ -124,7 +123,7 @@ object NestedLeavesAsColumns extends GuardedPlanRule[SparkPlan] {
     val format = relation.fileFormat
     val partitions = relation.partitionSchema
     val eligible = SparkInternalsProbe.on(ExtConf.LeafColumnsReader) &&
-      ParquetFormats.readsAsSpark(format) &&
+      TableFormats.decide(Feature.LeafReader, relation).applies &&
       scan.output.length == schema.length + partitions.length &&
       scan.output.drop(schema.length).map(_.name) == partitions.fieldNames.toSeq
     val paths = kept.filter(_ < schema.length).map(LeafPath(_, Nil)) ++

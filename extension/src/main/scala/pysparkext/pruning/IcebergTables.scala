@@ -39,32 +39,38 @@ object IcebergTables extends Logging {
   def isIceberg(table: Table): Boolean = table.getClass.getName.startsWith("org.apache.iceberg.")
 
   /** Whether `r` (an Iceberg relation) may be read with pruned nested output types. */
-  def prunable(r: DataSourceV2Relation): Boolean = {
+  def prunable(r: DataSourceV2Relation): Boolean = whyNotPrunable(r).isEmpty
+
+  /**
+   * Why `r`, an Iceberg relation, may not be read with pruned nested output types, or None if it
+   * may. Each kind of table left to Iceberg is warned about once.
+   */
+  def whyNotPrunable(r: DataSourceV2Relation): Option[String] = {
     val table = r.table
     val cls = table.getClass.getName
-    if (!ExtConf.IcebergPruning.get) false
+    if (!ExtConf.IcebergPruning.get) Some(s"${ExtConf.IcebergPruning.key} is false")
     else if (cls != TableClass) leave(cls, s"table class $cls")
     else Option(table.properties().get("format-version")) match {
-      case Some(v) if FormatVersions.contains(v) => scanBuilderTakesNestedColumns(r)
+      case Some(v) if FormatVersions.contains(v) => whyNotScanBuilder(r)
       case Some(v) => leave(s"format-version $v", s"format version $v (tested: 1 to 3)")
       case None => leave("no format-version", "no format version (a metadata table)")
     }
   }
 
-  private def scanBuilderTakesNestedColumns(r: DataSourceV2Relation): Boolean = {
+  private def whyNotScanBuilder(r: DataSourceV2Relation): Option[String] = {
     val builder = try r.table match {
       case t: SupportsRead => Some(t.newScanBuilder(r.options))
       case _ => None
     } catch { case NonFatal(e) => None }
     builder match {
-      case Some(b: SupportsPushDownRequiredColumns) if b.getClass.getName == ScanBuilderClass => true
+      case Some(b: SupportsPushDownRequiredColumns) if b.getClass.getName == ScanBuilderClass => None
       case Some(b) => leave(b.getClass.getName, s"scan builder ${b.getClass.getName}")
       case None => leave("no scan builder", "no scan builder")
     }
   }
 
-  /** Logs, once per `kind`, that such tables are left to Iceberg's reader; always false. */
-  private def leave(kind: String, what: String): Boolean = {
+  /** Logs, once per `kind`, that such tables are left to Iceberg's reader; gives the reason. */
+  private def leave(kind: String, what: String): Option[String] = {
     if (warned.add(kind)) {
       val message = s"pyspark-ext: Iceberg tables with $what are read as stock Spark plans them, " +
         "without whole-plan nested pruning (the extension knows Iceberg's SparkTable with format " +
@@ -72,7 +78,8 @@ object IcebergTables extends Logging {
       issued.synchronized(issued += message)
       logWarning(message)
     }
-    false
+    Some(s"it is an Iceberg table with $what; the extension knows Iceberg's SparkTable with " +
+      "format versions 1 to 3 read through SparkScanBuilder")
   }
 
   /** The warnings issued so far in this JVM (for tests). */

@@ -1,18 +1,14 @@
 package pysparkext.pruning
 
-import java.util.Locale
-
 import org.apache.spark.sql.catalyst.expressions.AttributeReference
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.execution.datasources.orc.OrcFileFormat
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, FileTable}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.pysparkext.SparkInternals.FileRelation
 import org.apache.spark.sql.types.{StructField, StructType}
 
-import pysparkext.parquet.DeltaScans
+import pysparkext.formats.{Feature, TableFormats}
 
 /**
  * A scan whose columns can be read with a pruned nested type: what it outputs, which of its
@@ -23,7 +19,8 @@ import pysparkext.parquet.DeltaScans
  * Parquet and ORC tables, whose scan builders honour nested pruning: V2 push-down then asks the
  * builder for exactly the pruned schema. A source that ignored the request would return wider
  * values than the rewritten plan expects, so other DSv2 sources are not touched, except Iceberg's
- * tables ([[IcebergTables]]), whose scan builder projects nested column requests by name.
+ * tables ([[IcebergTables]]), whose scan builder projects nested column requests by name. Which
+ * scans qualify is [[TableFormats]]' decision ([[Feature.NestedPruning]]).
  *
  * No scan is prunable while Spark's own `spark.sql.optimizer.nestedSchemaPruning.enabled` is off,
  * as Spark itself then prunes none. Spark's readers depend on that setting, not only its optimizer:
@@ -42,8 +39,7 @@ object PrunableScan {
   def unapply(plan: LogicalPlan): Option[PrunableScan] = plan match {
     case _ if !SQLConf.get.nestedSchemaPruningEnabled => None
     case FileRelation(r, fs, output, _)
-        if (fs.fileFormat.isInstanceOf[ParquetFileFormat] || fs.fileFormat.isInstanceOf[OrcFileFormat]) &&
-          !DeltaScans.switchedOff(fs.fileFormat) =>
+        if TableFormats.decide(Feature.NestedPruning, fs).applies =>
       Some(PrunableScan(r, output, fs.dataSchema, newOutput => {
         val dataSchema = StructType(fs.dataSchema.fields.map { f =>
           newOutput.find(a => SQLConf.get.resolver(a.name, f.name))
@@ -51,16 +47,12 @@ object PrunableScan {
         })
         SparkInternals.withRelation(r, SparkInternals.withDataSchema(fs, dataSchema), newOutput)
       }))
-    case r: DataSourceV2Relation if !r.isStreaming =>
-      r.table match {
-        case t: FileTable if Set("parquet", "orc").contains(t.formatName.toLowerCase(Locale.ROOT)) =>
-          Some(PrunableScan(r, r.output, t.dataSchema, newOutput => SparkInternals.withOutput(r, newOutput)))
-        case t if IcebergTables.isIceberg(t) && IcebergTables.prunable(r) =>
-          Some(PrunableScan(r, r.output,
-            StructType(t.columns().map(c => StructField(c.name, c.dataType, c.nullable))),
-            newOutput => SparkInternals.withOutput(r, newOutput)))
-        case _ => None
+    case r: DataSourceV2Relation if !r.isStreaming && TableFormats.nestedPruning(r).applies =>
+      val dataSchema = r.table match {
+        case t: FileTable => t.dataSchema
+        case t => StructType(t.columns().map(c => StructField(c.name, c.dataType, c.nullable)))
       }
+      Some(PrunableScan(r, r.output, dataSchema, newOutput => SparkInternals.withOutput(r, newOutput)))
     case _ => None
   }
 }

@@ -10,7 +10,6 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.pysparkext.{DataError, SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
@@ -18,6 +17,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import pysparkext.{Comet, ExtConf}
 import pysparkext.exec.RowGroupMetricsExec
+import pysparkext.formats.{Feature, TableFormats}
 import pysparkext.parquet.{DeltaScans, FileTolerance, ParquetFooters, RowGroups}
 import pysparkext.pruning.Need
 
@@ -69,11 +69,11 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       val name = tableName(table, relation)
       val fullSchema = full.getOrElse(locationKey(relation), relation.dataSchema)
       val files = relation.location.inputFiles.toSeq
-      val parquet = relation.fileFormat.isInstanceOf[ParquetFileFormat] && files.nonEmpty
-      // Delta's column mapping names the files' columns otherwise than the filters do; Delta
-      // translates the filters it pushes, the count here could not.
+      val parquet = TableFormats.decide(Feature.ReportBytes, relation).applies && files.nonEmpty
+      // Not under Delta's column mapping, for one: it names the files' columns otherwise than
+      // the filters do; Delta translates the filters it pushes, the count here could not.
       val countRowGroups = parquet && files.length <= MaxRowGroupFiles &&
-        !DeltaScans.isColumnMapped(relation.dataSchema) && !DeltaScans.isColumnMapped(relation.fileFormat) &&
+        TableFormats.decide(Feature.ReportRowGroups, relation).applies &&
         SparkInternalsProbe.missingFor(ExtConf.RowGroupMetrics).isEmpty
       // One footer read per file serves both the byte estimate and the row-group count.
       // A footer Spark's scan would skip (its ignoreCorruptFiles or ignoreMissingFiles) is

@@ -13,7 +13,8 @@ import org.apache.spark.sql.pysparkext.{DataError, SparkInternals}
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.parquet.{DeltaScans, FileTolerance, FooterSchemas, ListedFilesParquetFormat, ParquetFormats, VariantGroupsAsStructsParquetFormat}
+import pysparkext.formats.{Applies, TableFormats}
+import pysparkext.parquet.{DeltaScans, FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, NestedVariants, PerFileTypes, SpecLayout}
@@ -72,27 +73,16 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
           val delta = DeltaScans.isDelta(fs.fileFormat)
           val columns = candidates(fs, infer && table.isEmpty && !r.analyzed && !delta)
           val name = table.map(_.identifier.unquotedString)
-          if (!DeltaScans.switchedOff(fs.fileFormat) && (delta || ownFormat(fs))) warnNested(fs, name)
-          if (columns.isEmpty || DeltaScans.switchedOff(fs.fileFormat)) r
-          else if (delta) {
-            command.map(c => s"it is read by the command $c, which rebuilds the table's plan itself")
-              .orElse(DeltaScans.whyNotComposable(fs)) match {
-              case Some(reason) => leave(fs, name, reason); r
-              case None => resolve(r, fs, columns, name, delta = true)
-            }
-          } else if (!ownFormat(fs)) {
-            DeltaScans.warnOnce(s"pyspark-ext leaves the variant columns of ${tableLabel(fs, name)} to its " +
-              s"own reader: its file format ${fs.fileFormat.getClass.getName} is neither Spark's " +
-              "Parquet format nor Delta's")
-            r
-          } else resolve(r, fs, columns, name, delta = false)
+          if (TableFormats.readsVariantColumns(fs.fileFormat)) warnNested(fs, name)
+          if (columns.isEmpty) r
+          else TableFormats.variantReads(fs, tableLabel(fs, name), command) match {
+            // a table format's own format stays (Delta's): see `delta` below
+            case Applies(keepsFormat) => resolve(r, fs, columns, name, delta = keepsFormat)
+            case _ => r
+          }
       }
     }
   }
-
-  /** Spark's own Parquet format, or one of the extension's that reads as it does. */
-  private def ownFormat(fs: HadoopFsRelation): Boolean =
-    fs.fileFormat.getClass == classOf[ParquetFileFormat] || ParquetFormats.readsAsSpark(fs.fileFormat)
 
   private def tableLabel(fs: HadoopFsRelation, table: Option[String]): String =
     table.getOrElse(fs.location.rootPaths.map(_.toString).mkString(","))
