@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyspark_ext {build,conf,demo,verify,producers,advise}``."""
+"""Command line: ``python -m pyspark_ext {build,conf,formats,demo,verify,producers,advise}``."""
 from __future__ import annotations
 
 import argparse
@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     conf.add_argument("--markdown", action="store_true",
                       help="print instead the table of every extension setting (docs/configuration.md), "
                            "read from the jar's declarations in a local session")
+    sub.add_parser("formats", help="print the features × formats tables (docs/table-formats.md), read "
+                                   "from the jar's decisions in a local session")
     demo = sub.add_parser("demo", help="run the demo on generated nested and shredded variant data")
     demo.add_argument("--rows", type=int, default=30_000, help="nested events")
     demo.add_argument("--variant-rows", type=int, default=100_000, help="variant events")
@@ -46,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "conf" and args.markdown:
         from .settings_table import generate
         print(generate())
+    elif args.command == "formats":
+        from .formats_table import generate as generate_formats
+        print(generate_formats())
     elif args.command == "conf":
         from .loaded import ExtensionNotLoadedError
         from .session import connect_server_confs, extension_confs

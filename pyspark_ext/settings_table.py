@@ -38,8 +38,8 @@ def markdown_table(settings: list[Declared]) -> str:
     return "\n".join(rows)
 
 
-def generate() -> str:
-    """The table, read from a local session started with the extension."""
+def local_session() -> Any:
+    """The running session, or a small local one started with the extension."""
     from pyspark.sql import SparkSession
 
     from .loaded import running_session
@@ -48,4 +48,9 @@ def generate() -> str:
     if spark is None:
         spark = configure(SparkSession.builder.master("local[1]").appName("pyspark-ext conf")
                           .config("spark.ui.enabled", "false")).getOrCreate()
-    return markdown_table(declared(spark))
+    return spark
+
+
+def generate() -> str:
+    """The table, read from a local session started with the extension."""
+    return markdown_table(declared(local_session()))

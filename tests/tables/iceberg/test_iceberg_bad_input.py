@@ -4,7 +4,7 @@ from tests.tables.iceberg.conftest import compare
 
 
 def _warnings(spark) -> list[str]:
-    seq = spark._jvm.pysparkext.pruning.IcebergTables.warnings()
+    seq = spark._jvm.pysparkext.formats.IcebergTables.warnings()
     return [seq.apply(i) for i in range(seq.size())]
 
 

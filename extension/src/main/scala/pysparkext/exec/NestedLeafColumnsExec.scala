@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableCo
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
+import pysparkext.formats.{Feature, TableFormats}
 import pysparkext.parquet.NarrowReadPacking
 
 /**
@@ -48,6 +49,7 @@ case class NestedLeafColumnsExec(child: SparkPlan, kept: Seq[Int], leaves: Seq[N
     val (keep, fields) = (kept.toArray, leaves.map(l => (l.column, l.ordinals.toArray)).toArray)
     val scanned = child.executeColumnar()
     val input = child.collectFirst { case FileScan(_, relation, read, _) => (relation, read) }
+      .filter { case (relation, _) => TableFormats.decide(Feature.NarrowReadPacking, relation).applies }
       .fold(scanned) { case (relation, read) => NarrowReadPacking(scanned, relation, read) }
     input.mapPartitions({ batches =>
       // A column missing from a file is one all-null vector whose fields are never filled, so a

@@ -4,7 +4,6 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 import pysparkext.formats.Feature._
 import pysparkext.formats.Support.{No, Partly}
-import pysparkext.pruning.IcebergTables
 
 /**
  * Iceberg tables, read by Iceberg's own scan (recognised by [[IcebergTables]], without a build

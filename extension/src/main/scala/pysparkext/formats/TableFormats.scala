@@ -70,7 +70,7 @@ object TableFormats {
   /** Whether whole-plan nested pruning may read `r`, a DSv2 relation, with pruned nested types. */
   def nestedPruning(r: DataSourceV2Relation): Decision = r.table match {
     case t: FileTable if Set("parquet", "orc").contains(t.formatName.toLowerCase(Locale.ROOT)) => Applies()
-    case t if pysparkext.pruning.IcebergTables.isIceberg(t) => Iceberg.decide(Feature.NestedPruning, r)
+    case t if IcebergTables.isIceberg(t) => Iceberg.decide(Feature.NestedPruning, r)
     case _ => OtherSources.decide(Feature.NestedPruning)
   }
 

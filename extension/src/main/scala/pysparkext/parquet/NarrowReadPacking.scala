@@ -18,7 +18,6 @@ import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.StructType
 
 import pysparkext.ExtConf
-import pysparkext.formats.{Feature, TableFormats}
 
 /**
  * Packs a Parquet scan's splits into fewer tasks when the scan reads a small share of each file.
@@ -41,7 +40,7 @@ object NarrowReadPacking extends Logging {
 
   /** `rdd`, the splits of a scan of `relation` that reads `requiredSchema`, packed if narrow. */
   def apply[T: ClassTag](rdd: RDD[T], relation: HadoopFsRelation, requiredSchema: StructType): RDD[T] = {
-    if (!ExtConf.PackNarrowReads.get || !TableFormats.decide(Feature.NarrowReadPacking, relation).applies) return rdd
+    if (!ExtConf.PackNarrowReads.get) return rdd
     val splits = rdd.partitions
     val session = relation.sparkSession
     val sql = session.sessionState.conf

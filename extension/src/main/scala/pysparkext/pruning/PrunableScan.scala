@@ -19,7 +19,7 @@ import pysparkext.formats.{Feature, TableFormats}
  * Parquet and ORC tables, whose scan builders honour nested pruning: V2 push-down then asks the
  * builder for exactly the pruned schema. A source that ignored the request would return wider
  * values than the rewritten plan expects, so other DSv2 sources are not touched, except Iceberg's
- * tables ([[IcebergTables]]), whose scan builder projects nested column requests by name. Which
+ * tables ([[pysparkext.formats.IcebergTables]]), whose scan builder projects nested column requests by name. Which
  * scans qualify is [[TableFormats]]' decision ([[Feature.NestedPruning]]).
  *
  * No scan is prunable while Spark's own `spark.sql.optimizer.nestedSchemaPruning.enabled` is off,

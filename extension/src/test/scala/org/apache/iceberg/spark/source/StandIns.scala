@@ -11,7 +11,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /*
  * Stand-ins for Iceberg's Spark classes, under Iceberg's class names and with only what
- * [[pysparkext.pruning.IcebergTables]] looks at: the table's class name, its `format-version`
+ * [[pysparkext.formats.IcebergTables]] looks at: the table's class name, its `format-version`
  * property, and the class of the scan builder it hands out. The extension recognises Iceberg by
  * class name, without a compile-time dependency on it, so `IcebergTablesSuite` tests that
  * recognition on in-memory relations over these classes; pytest's `tests/tables/iceberg` runs the

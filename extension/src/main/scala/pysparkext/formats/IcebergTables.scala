@@ -1,4 +1,4 @@
-package pysparkext.pruning
+package pysparkext.formats
 
 import java.util.concurrent.ConcurrentHashMap
 

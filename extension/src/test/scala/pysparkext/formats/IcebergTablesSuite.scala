@@ -1,4 +1,4 @@
-package pysparkext.pruning
+package pysparkext.formats
 
 import org.apache.iceberg.spark.source.{SparkChangelogTable, SparkScanBuilder, SparkStagedScanBuilder, SparkTable}
 import org.apache.spark.sql.catalyst.dsl.expressions._
@@ -10,6 +10,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import pysparkext.ExtConf
+import pysparkext.pruning.WholePlanSchemaPruning
 import pysparkext.testing.RuleSuite
 
 /**
