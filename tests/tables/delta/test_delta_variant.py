@@ -34,7 +34,7 @@ QUERIES = [
 
 
 def _warnings(spark, table: str) -> list[str]:
-    return [w for w in spark._jvm.pysparkext.parquet.DeltaScans.warnings().mkString("\n").splitlines()
+    return [w for w in spark._jvm.pysparkext.formats.DeltaScans.warnings().mkString("\n").splitlines()
             if f"table spark_catalog.default.{table} " in w]
 
 
@@ -156,6 +156,6 @@ def test_nested_variant_leaves_the_top_level_column_read_by_its_leaves(spark):
     stock, ext = compare(spark, "SELECT id FROM variant_nested WHERE variant_get(v, '$.a', 'int') < 50")
     assert any("typed_value" in s for s in ext.read_schemas), ext.read_schemas
     assert "typed_value" not in "".join(stock.read_schemas)
-    found = spark._jvm.pysparkext.parquet.DeltaScans.warnings().mkString("\n").splitlines()
+    found = spark._jvm.pysparkext.formats.DeltaScans.warnings().mkString("\n").splitlines()
     warnings = [w for w in found if "the VARIANT s.w of spark_catalog.default.variant_nested " in w]
     assert len(warnings) == 1, found

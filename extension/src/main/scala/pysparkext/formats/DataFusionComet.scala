@@ -4,7 +4,7 @@ import pysparkext.formats.Feature._
 import pysparkext.formats.Support.{No, Yes}
 
 /**
- * DataFusion Comet beside the extension ([[pysparkext.Comet]]): Comet replaces the scans through
+ * DataFusion Comet beside the extension ([[Comet]]): Comet replaces the scans through
  * Spark's own Parquet format by its native scan, which reads the scan's read schema. The logical
  * features apply before Comet sees the plan; the physical ones that would give such a scan a
  * format or a node Comet does not take step aside, so the query keeps Comet's native scan.

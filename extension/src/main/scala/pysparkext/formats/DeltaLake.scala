@@ -5,7 +5,6 @@ import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 import pysparkext.ExtConf
 import pysparkext.formats.Feature._
 import pysparkext.formats.Support.{No, Partly, Yes}
-import pysparkext.parquet.DeltaScans
 
 /**
  * Delta Lake tables, read through Delta's `DeltaParquetFileFormat` (recognised by

@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 
 import pysparkext.formats.Feature._
 import pysparkext.formats.Support.{No, Yes}
-import pysparkext.parquet.{DeltaScans, LeafColumnsParquetFormat, ParquetFormats}
+import pysparkext.parquet.{LeafColumnsParquetFormat, ParquetFormats}
 
 /**
  * Files read by Spark's own Parquet and ORC formats, or by the extension's Parquet formats, which

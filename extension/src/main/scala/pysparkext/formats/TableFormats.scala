@@ -6,9 +6,8 @@ import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, FileTable}
 
-import pysparkext.Comet
 import pysparkext.formats.Feature.VariantPathReads
-import pysparkext.parquet.{DeltaScans, ParquetFormats}
+import pysparkext.parquet.ParquetFormats
 
 /**
  * The one place that decides, per scan, whether each feature of the extension may apply to it,

@@ -7,7 +7,7 @@ import org.apache.parquet.schema.{GroupType, MessageType, Type}
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types._
 
-import pysparkext.parquet.DeltaScans
+import pysparkext.formats.DeltaScans
 
 /**
  * Bytes of the Parquet column chunks a Spark read schema selects, from file footers. The walk

@@ -15,10 +15,10 @@ import org.apache.spark.sql.pysparkext.{DataError, SparkInternals, SparkInternal
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
-import pysparkext.{Comet, ExtConf}
+import pysparkext.ExtConf
 import pysparkext.exec.RowGroupMetricsExec
-import pysparkext.formats.{Feature, TableFormats}
-import pysparkext.parquet.{DeltaScans, FileTolerance, ParquetFooters, RowGroups}
+import pysparkext.formats.{Comet, DeltaScans, Feature, TableFormats}
+import pysparkext.parquet.{FileTolerance, ParquetFooters, RowGroups}
 import pysparkext.pruning.Need
 
 /**
@@ -54,7 +54,7 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
   private def scanOf: PartialFunction[SparkPlan, Describe] = {
     case FileScan(s, relation, read, dataFilters) =>
       fileScan(s, relation, read, dataFilters, SparkInternals.scanTableName(s))
-    // DataFusion Comet's native scan of a file relation (known by class name, see pysparkext.Comet)
+    // DataFusion Comet's native scan of a file relation (known by class name, see pysparkext.formats.Comet)
     case Comet.Scan(s, relation, read, dataFilters, table) =>
       fileScan(s, relation, read, dataFilters, table.map(_.unquotedString))
     case b: BatchScanExec => batchScan(b)

@@ -12,7 +12,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import pysparkext.ExtConf
 import pysparkext.formats.Feature._
-import pysparkext.parquet.{DeltaScans, LeafColumnsParquetFormat, ListedFilesParquetFormat}
+import pysparkext.parquet.{LeafColumnsParquetFormat, ListedFilesParquetFormat}
 import pysparkext.testing.{SparkRuleSuite, TestFiles}
 
 /** A Parquet format of another product: neither Spark's, nor Delta's, nor the extension's. */

@@ -13,8 +13,8 @@ import org.apache.spark.sql.pysparkext.{DataError, SparkInternals}
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.formats.{Applies, TableFormats}
-import pysparkext.parquet.{DeltaScans, FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
+import pysparkext.formats.{Applies, DeltaScans, TableFormats}
+import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.ReconstructShreddedVariant
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, NestedVariants, PerFileTypes, SpecLayout}

@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.StructType
 
 /**
  * A stand-in for Delta Lake's `DeltaParquetFileFormat`, with the class name and the members
- * [[pysparkext.parquet.DeltaScans]] reads by reflection (the table's metadata and protocol, whether
+ * [[pysparkext.formats.DeltaScans]] reads by reflection (the table's metadata and protocol, whether
  * the scan is a change data feed read, whether Delta's optimisations are on). The extension
  * recognises Delta without a compile-time dependency on it, so the rule suites test that recognition
  * and the rules' Delta paths on in-memory plans with this class; pytest's `tests/tables/delta`

@@ -1,4 +1,4 @@
-package pysparkext.parquet
+package pysparkext.formats
 
 import java.util.concurrent.ConcurrentHashMap
 

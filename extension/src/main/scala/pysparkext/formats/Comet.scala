@@ -1,4 +1,4 @@
-package pysparkext
+package pysparkext.formats
 
 import scala.util.control.NonFatal
 

@@ -1,4 +1,4 @@
-package pysparkext.parquet
+package pysparkext.formats
 
 import org.apache.spark.sql.catalyst.dsl.expressions._
 import org.apache.spark.sql.catalyst.expressions.Literal
