@@ -113,7 +113,7 @@ def test_same_rows_as_stock_spark(spark: SparkSession, tables, kind: str, query:
 
 def test_nested_variant_is_left_to_spark_with_one_warning(spark: SparkSession, tables) -> None:
     def warnings(path: str) -> list[str]:
-        found = spark._jvm.pysparkext.parquet.DeltaScans.warnings().mkString("\n").splitlines()
+        found = spark._jvm.pysparkext.formats.DeltaScans.warnings().mkString("\n").splitlines()
         return [w for w in found if f"the VARIANT {path} of " in w]
     query = f"SELECT variant_get(s.w, '$.a', 'bigint') FROM {tables['struct']}"
     spark.sql(query).collect()
