@@ -2,7 +2,8 @@
 
 Spark's own writer shreds every VARIANT, nested ones included (spec layout). The top-level column
 must still be read by its shredded leaves, with row groups skipped, whatever else the table holds;
-each nested VARIANT is left to Spark's reader, with one warning naming it. Every query returns
+a VARIANT field of a struct is read by its leaves too (test_struct_variant_paths.py), and each
+VARIANT inside an array or a map is left to Spark's reader, with one warning naming it. Every query returns
 the rows stock Spark returns, with the vectorised reader and with the row-based one.
 """
 from __future__ import annotations
@@ -111,18 +112,20 @@ def test_same_rows_as_stock_spark(spark: SparkSession, tables, kind: str, query:
     assert ext == stock and ext
 
 
-def test_nested_variant_is_left_to_spark_with_one_warning(spark: SparkSession, tables) -> None:
+def test_variant_in_array_or_map_is_left_to_spark_with_one_warning(spark: SparkSession, tables) -> None:
     def warnings(path: str) -> list[str]:
         found = spark._jvm.pysparkext.formats.DeltaScans.warnings().mkString("\n").splitlines()
         return [w for w in found if f"the VARIANT {path} of " in w]
-    query = f"SELECT variant_get(s.w, '$.a', 'bigint') FROM {tables['struct']}"
-    spark.sql(query).collect()
-    spark.sql(query).collect()
-    [warning] = warnings("s.w")
-    assert tables["struct"].removeprefix("parquet.`").rstrip("`") in warning
-    assert "to Spark's reader" in warning and "inside a struct, an array or a map" in warning
-    spark.sql(f"SELECT v:a::int FROM {tables['array']}").collect()
-    spark.sql(f"SELECT v:a::int FROM {tables['map']}").collect()
-    assert len(warnings("arr[*]")) == 1 and len(warnings("m[*]")) == 1
-    # Spark's own reader reads it: the same read schema as stock Spark's
-    assert _scan(spark, query, True)["read_schema"] == _scan(spark, query, False)["read_schema"]
+    for kind, read in [("array", "variant_get(arr[0], '$.a', 'bigint')"),
+                       ("map", "variant_get(m['k'], '$.a', 'bigint')")]:
+        query = f"SELECT {read} FROM {tables[kind]}"
+        spark.sql(query).collect()
+        spark.sql(query).collect()
+        [warning] = warnings("arr[*]" if kind == "array" else "m[*]")
+        assert tables[kind].removeprefix("parquet.`").rstrip("`") in warning
+        assert "to Spark's reader" in warning and "not a VARIANT inside an array or a map" in warning
+        # Spark's own reader reads it: the same read schema as stock Spark's
+        assert _scan(spark, query, True)["read_schema"] == _scan(spark, query, False)["read_schema"]
+    # A VARIANT field of a struct is read by its leaves (test_struct_variant_paths.py): no warning.
+    spark.sql(f"SELECT variant_get(s.w, '$.a', 'bigint') FROM {tables['struct']}").collect()
+    assert warnings("s.w") == []

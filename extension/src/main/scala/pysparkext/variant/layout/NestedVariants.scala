@@ -7,8 +7,10 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, Var
  * them: `s.w` for a struct field, `tags[*]` for the elements of an array or the values of a map,
  * `items[*].w` below those.
  *
- * Shredded reads take over top-level VARIANT columns only; these stay VARIANT in the scan and are
- * read by Spark's reader. That is safe beside top-level columns read as their physical groups
+ * Shredded reads take over top-level VARIANT columns and VARIANT fields reached through structs
+ * alone (`s.w`, `s.t.w`: [[inStructs]]), whose values sit once per row as a top-level column's
+ * do. A VARIANT inside an array or a map ([[leftToSpark]]) stays VARIANT in the scan and is
+ * read by Spark's reader. That is safe beside columns read as their physical groups
  * (a scan that sets `spark.sql.parquet.ignoreVariantAnnotation`): Spark's Parquet schema
  * conversion reads a group requested as VARIANT, or as the struct of path reads Spark's
  * `PushVariantIntoScan` asks for, from the file's physical group whatever that setting says, so
@@ -19,6 +21,32 @@ object NestedVariants {
   /** The VARIANTs nested in the columns of `schema` (top-level VARIANT columns excluded). */
   def paths(schema: StructType): Seq[String] =
     schema.fields.toSeq.flatMap(f => below(f.name, f.dataType))
+
+  /** The nested VARIANTs that stay with Spark's reader: those inside an array or a map. */
+  def leftToSpark(schema: StructType): Seq[String] = {
+    val taken = inStructs(schema).map(_.mkString(".")).toSet
+    paths(schema).filterNot(taken.contains)
+  }
+
+  /**
+   * The VARIANT fields reached from a column through struct fields only, as field names from the
+   * column down (`Seq("s", "t", "w")`); top-level VARIANT columns excluded.
+   */
+  def inStructs(schema: StructType): Seq[Seq[String]] = {
+    def within(at: Seq[String], s: StructType): Seq[Seq[String]] = s.fields.toSeq.flatMap { f =>
+      f.dataType match {
+        case VariantType => Seq(at :+ f.name)
+        case t: StructType => within(at :+ f.name, t)
+        case _ => Nil
+      }
+    }
+    schema.fields.toSeq.flatMap { f =>
+      f.dataType match {
+        case t: StructType => within(Seq(f.name), t)
+        case _ => Nil
+      }
+    }
+  }
 
   private def below(at: String, t: DataType): Seq[String] = t match {
     case s: StructType => s.fields.toSeq.flatMap(f => found(s"$at.${f.name}", f.dataType))

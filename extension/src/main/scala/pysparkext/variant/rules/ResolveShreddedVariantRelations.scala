@@ -5,7 +5,7 @@ import java.io.IOException
 import org.apache.hadoop.fs.{FileStatus, Path}
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.NamedExpression
+import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, Command, LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
@@ -16,7 +16,7 @@ import pysparkext.{ExtConf, GuardedRule}
 import pysparkext.formats.{Applies, DeltaScans, TableFormats}
 import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
-import pysparkext.variant.expressions.ReconstructShreddedVariant
+import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, NestedVariants, PerFileTypes, SpecLayout}
 
 /**
@@ -31,6 +31,13 @@ import pysparkext.variant.layout.{DraftLayout, LayoutMarks, NestedVariants, PerF
  * column is then `reconstruct_shredded_variant(struct) AS v`, keeping `v`'s expression id, so the
  * rest of the query is unchanged; [[RewriteShreddedVariantPaths]] later turns path reads into
  * column reads.
+ *
+ * A VARIANT field reached through structs only (`s.w`, `s.t.w`) qualifies as a column does: it
+ * holds one value per row, and its footer facts are the column's below its path. Its struct
+ * column is read with the field as its shredded struct and presented as
+ * `rebuild_shredded_struct(s) AS s` ([[RebuildShreddedStruct]]), the declared struct with the
+ * field reconstructed, keeping `s`'s expression id. A VARIANT inside an array or a map stays
+ * VARIANT and is read by Spark's reader ([[NestedVariants]]).
  *
  * Safe because reconstruction is the proposal's algorithm over the file's own data, and a file whose
  * layout is wrong fails with an error naming it rather than being read as something else.
@@ -91,33 +98,52 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     DeltaScans.leaveToDelta(tableLabel(fs, table), "the shredded variant reads", reason)
 
   /**
-   * One warning per table and nested VARIANT: only top-level VARIANT columns are read by their
-   * shredded leaves, each of the others is left to Spark's reader ([[NestedVariants]]).
+   * One warning per table and VARIANT inside an array or a map: VARIANT columns and VARIANT fields
+   * of structs are read by their shredded leaves, each of the others is left to Spark's reader
+   * ([[NestedVariants]]).
    */
   private def warnNested(fs: HadoopFsRelation, table: Option[String]): Unit =
-    NestedVariants.paths(fs.dataSchema).foreach { path =>
+    NestedVariants.leftToSpark(fs.dataSchema).foreach { path =>
       DeltaScans.warnOnce(s"pyspark-ext leaves the VARIANT $path of ${tableLabel(fs, table)} to " +
-        "Spark's reader: it reads top-level VARIANT columns by their shredded leaves, not a VARIANT " +
-        "inside a struct, an array or a map")
+        "Spark's reader: it reads VARIANT columns and VARIANT fields of structs by their shredded " +
+        "leaves, not a VARIANT inside an array or a map")
     }
 
-  private def candidates(fs: HadoopFsRelation, inferred: Boolean): Seq[String] =
-    fs.dataSchema.fields.toSeq.collect {
-      case f if f.dataType == VariantType => f.name
-      case f if inferred && !LayoutMarks.isMarked(f) && DraftLayout.looksDraft(f.dataType) => f.name
-    }.filterNot(n => fs.partitionSchema.fieldNames.contains(n))
+  /**
+   * The variant columns to consider, each as the field names from the column down: a top-level
+   * column (`Seq("v")`) or a VARIANT field of structs (`Seq("s", "w")`), read alike.
+   */
+  private def candidates(fs: HadoopFsRelation, inferred: Boolean): Seq[Seq[String]] =
+    (fs.dataSchema.fields.toSeq.collect {
+      case f if f.dataType == VariantType => Seq(f.name)
+      case f if inferred && !LayoutMarks.isMarked(f) && DraftLayout.looksDraft(f.dataType) => Seq(f.name)
+    } ++ NestedVariants.inStructs(fs.dataSchema))
+      .filterNot(c => fs.partitionSchema.fieldNames.contains(c.head))
+
+  /** The type at `path` of `schema`, names matched as `exact` says. */
+  private def typeAt(schema: StructType, path: Seq[String], exact: Boolean): Option[DataType] = {
+    val f = schema.fields.find(f => if (exact) f.name == path.head else f.name.equalsIgnoreCase(path.head))
+    (f.map(_.dataType), path.tail) match {
+      case (t, Seq()) => t
+      case (Some(s: StructType), rest) => typeAt(s, rest, exact)
+      case _ => None
+    }
+  }
+
+  private def declared(fs: HadoopFsRelation, c: Seq[String]): DataType =
+    typeAt(fs.dataSchema, c, exact = true).get
 
   /**
    * Per file, per candidate column: how the file stores it. Spark's encoding is read by us as the
    * spec layout's struct when any file of the relation shreds a top-level column in the spec
    * layout (switch: [[ExtConf.SpecVariant]]); the scan then reads every candidate's variant group
-   * as a struct, so all of them must be. Otherwise Spark's reader keeps it. A VARIANT nested in
-   * another column stays VARIANT in that scan and is read by Spark ([[NestedVariants]]), so it
-   * never keeps the top-level columns from being read by their leaves.
+   * as a struct, so all of them must be. Otherwise Spark's reader keeps it. A VARIANT inside an
+   * array or a map stays VARIANT in that scan and is read by Spark ([[NestedVariants]]), so it
+   * never keeps the other columns from being read by their leaves.
    */
   private def layouts(
       fs: HadoopFsRelation,
-      columns: Seq[String],
+      columns: Seq[Seq[String]],
       table: Option[String]): (Seq[(FileStatus, Seq[Stored], Seq[Set[Seq[String]]])], Seq[Path]) = {
     val conf = session.sessionState.newHadoopConfWithOptions(fs.options)
     val files = fs.location.listFiles(Nil, Nil).flatMap(_.files).map(_.fileStatus)
@@ -129,7 +155,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
       status -> (try FooterSchemas.of(status, conf) catch {
         case e @ (_: org.apache.spark.sql.AnalysisException | _: UnsupportedOperationException) =>
           throw new ShreddedVariantException(status.getPath.toString,
-            columns.map(label(table, _)).mkString(", "), "",
+            columns.map(c => label(table, c)).mkString(", "), "",
             s"Spark cannot read this file's Parquet schema: ${e.getMessage}")
         // A footer that cannot be read at all (a damaged or vanished file) under Spark's
         // ignoreCorruptFiles or ignoreMissingFiles: planned as a file without the columns, so
@@ -142,34 +168,43 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
           FooterSchemas.FileSchema(new StructType(), Map.empty)
       })
     }
-    def stored(schema: FooterSchemas.FileSchema, c: String): Option[DataType] =
-      schema.schema.find(_.name.equalsIgnoreCase(c)).map(_.dataType)
+    def stored(schema: FooterSchemas.FileSchema, c: Seq[String]): Option[DataType] =
+      typeAt(schema.schema, c, exact = false)
+    // Footer facts are per top-level column; a field of a struct takes those under its path.
+    def under(c: Seq[String], inside: Seq[String]): Option[Seq[String]] =
+      if (inside.length > c.tail.length && inside.zip(c.tail).forall { case (a, b) => a.equalsIgnoreCase(b) }) {
+        Some(inside.drop(c.tail.length))
+      } else None
     val specShredded = ExtConf.SpecVariant.get &&
       schemas.exists { case (_, schema) =>
-        columns.exists(c => fs.dataSchema(c).dataType == VariantType &&
+        columns.exists(c => declared(fs, c) == VariantType &&
           stored(schema, c).exists(SpecLayout.isShredded))
       }
     val perFile = schemas.map { case (status, schema) =>
       val file = status.getPath.toString
-      val nulls = columns.map(c => schema.nullResiduals.getOrElse(c.toLowerCase(java.util.Locale.ROOT), Set.empty[Seq[String]]))
+      val nulls = columns.map(c => schema.nullResiduals
+        .getOrElse(c.head.toLowerCase(java.util.Locale.ROOT), Set.empty[Seq[String]]).flatMap(under(c, _)))
       (status, columns.map { c =>
         val name = label(table, c)
         def supported(t: StructType): Shredded = {
-          schema.unsupported.find(_._1.equalsIgnoreCase(c)).foreach { case (_, what) =>
-            throw new ShreddedVariantException(file, name, "", s"typed_value $what, which the " +
-              "variant shredding spec does not allow")
-          }
+          // Listed as `s.w.typed_value... is ...; ...` per top-level column: this column's own.
+          schema.unsupported.find(_._1.equalsIgnoreCase(c.head)).map(_._2.split("; ").toSeq)
+            .map(_.filter(w => under(c, w.split(" ", 2).head.split('.').toSeq.tail).isDefined))
+            .filter(_.nonEmpty).foreach { what =>
+              throw new ShreddedVariantException(file, name, "", s"typed_value ${what.mkString("; ")}, " +
+                "which the variant shredding spec does not allow")
+            }
           Shredded(t)
         }
         stored(schema, c) match {
           case Some(t) if DraftLayout.isSparkVariant(t) =>
-            if (fs.dataSchema(c).dataType != VariantType) {
+            if (declared(fs, c) != VariantType) {
               throw new ShreddedVariantException(file, name, "", "this file stores the column " +
                 "in Spark's variant encoding (value/metadata) while other files use the draft " +
                 "shredded layout; declare the column VARIANT to read both")
             }
             if (specShredded) supported(SpecLayout.validate(t, file, name)) else ReadBySpark
-          case Some(t: StructType) if DraftLayout.looksDraft(t) || fs.dataSchema(c).dataType == VariantType =>
+          case Some(t: StructType) if DraftLayout.looksDraft(t) || declared(fs, c) == VariantType =>
             supported(DraftLayout.validate(t, file, name))
           case Some(t) => throw new ShreddedVariantException(file, name, "",
             s"the column is ${t.sql} in this file, which is not a variant layout")
@@ -181,13 +216,13 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   }
 
   /** The column as the user names it in errors: `table.column`, or the column of a path read. */
-  private def label(table: Option[String], column: String): String =
-    table.map(t => s"$t.$column").getOrElse(column)
+  private def label(table: Option[String], column: Seq[String]): String =
+    table.map(t => s"$t.${column.mkString(".")}").getOrElse(column.mkString("."))
 
   private def resolve(
       r: LogicalRelation,
       fs: HadoopFsRelation,
-      columns: Seq[String],
+      columns: Seq[Seq[String]],
       table: Option[String],
       delta: Boolean): LogicalPlan = {
     val (footers, unread) = layouts(fs, columns, table)
@@ -209,9 +244,9 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     // An inferred draft column absent from some file is read there as its inferred (all-null)
     // struct, so every branch presents the column the same way.
     val inferred: Seq[Stored] = columns.map { c =>
-      fs.dataSchema(c).dataType match {
+      declared(fs, c) match {
         case VariantType => Absent
-        case t => Shredded(DraftLayout.validate(t, "<inferred schema>", c))
+        case t => Shredded(DraftLayout.validate(t, "<inferred schema>", c.mkString(".")))
       }
     }
     val perFile = found.map { case (status, types) =>
@@ -291,17 +326,30 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def branch(
       r: LogicalRelation,
       fs: HadoopFsRelation,
-      draft: Map[String, Option[StructType]],
+      draft: Map[Seq[String], Option[StructType]],
       files: Option[Seq[FileStatus]],
       g: Int,
       table: Option[String],
       delta: Boolean,
       unread: Seq[Path]): LogicalPlan = {
-    def draftType(name: String): Option[StructType] = draft.get(name).flatten
-    val dataSchema = StructType(fs.dataSchema.fields.map { f =>
-      draftType(f.name).map(t => LayoutMarks.mark(StructField(f.name, t, nullable = true)))
-        .getOrElse(f)
+    def draftType(name: String): Option[StructType] = draft.get(Seq(name)).flatten
+    // A struct holding shredded VARIANT fields is read with each of them as its shredded struct.
+    def shreddedWithin(at: Seq[String], s: StructType): StructType = StructType(s.fields.map { f =>
+      val path = at :+ f.name
+      (draft.get(path).flatten, f.dataType) match {
+        case (Some(t), _) => LayoutMarks.mark(StructField(f.name, t, nullable = true))
+        case (None, st: StructType) if draft.exists { case (k, t) => t.isDefined && k.startsWith(path) } =>
+          f.copy(dataType = shreddedWithin(path, st))
+        case _ => f
+      }
     })
+    val dataSchema = shreddedWithin(Nil, fs.dataSchema)
+    // The type a struct column holding shredded VARIANT fields is read as.
+    def readType(name: String): Option[DataType] = for {
+      read <- dataSchema.find(_.name == name)
+      orig <- fs.dataSchema.find(_.name == name)
+      if draftType(name).isEmpty && read.dataType != orig.dataType
+    } yield read.dataType
     val location = files.map { fileList =>
       val base = fs.location.rootPaths match {
         case Seq(root) if fs.partitionSchema.nonEmpty => Map("basePath" -> root.toString)
@@ -327,15 +375,18 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     val output = r.output.map { a =>
       draftType(a.name).map(t => SparkInternals.attribute(a.name, t, nullable = true,
         LayoutMarks.mark(StructField(a.name, t)).metadata, qualifier = a.qualifier))
+        .orElse(readType(a.name).map(t => SparkInternals.attribute(a.name, t, a.nullable,
+          a.metadata, qualifier = a.qualifier)))
         .getOrElse(if (g == 0) a else a.newInstance())
     }
     val columns = r.output.zip(output).map { case (orig, read) =>
-      draftType(orig.name) match {
-        case Some(_) =>
-          SparkInternals.alias(ReconstructShreddedVariant(read, label(table, orig.name)), orig.name,
-            exprId = if (g == 0) orig.exprId else NamedExpression.newExprId,
-            qualifier = orig.qualifier)
-        case None => read
+      def rebuilt(e: Expression) = SparkInternals.alias(e, orig.name,
+        exprId = if (g == 0) orig.exprId else NamedExpression.newExprId, qualifier = orig.qualifier)
+      (draftType(orig.name), orig.dataType) match {
+        case (Some(_), _) => rebuilt(ReconstructShreddedVariant(read, label(table, Seq(orig.name))))
+        case (None, declaredType: StructType) if readType(orig.name).isDefined =>
+          rebuilt(RebuildShreddedStruct(read, declaredType, label(table, Seq(orig.name))))
+        case _ => read
       }
     }
     Project(columns, SparkInternals.withRelation(r, relation, output))

@@ -12,12 +12,12 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Generate,
   SubqueryAlias, Union, Window}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.SparkInternals
-import org.apache.spark.sql.pysparkext.SparkInternals.{AggregateExpressionOf, CastOf, VariantGetOf}
+import org.apache.spark.sql.pysparkext.SparkInternals.{AggregateExpressionOf, CastOf, StructFieldOf, VariantGetOf}
 import org.apache.spark.sql.types.{BooleanType, VariantType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.variant.expressions.ReconstructShreddedVariant
+import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
 
 /**
  * Turns path reads of a shredded variant (draft or spec layout) into reads of its shredded columns.
@@ -56,15 +56,18 @@ object RewriteShreddedVariantPaths extends GuardedRule {
   }
 
   private def rewriteOnce(plan: LogicalPlan): LogicalPlan = {
-    if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ReconstructShreddedVariant])))) {
+    if (!plan.exists(_.expressions.exists(_.exists(e =>
+        e.isInstanceOf[ReconstructShreddedVariant] || e.isInstanceOf[RebuildShreddedStruct])))) {
       return plan
     }
-    val inlined = plan.transformAllExpressions(inline)
+    val inlined = plan.transformUp { case n => n.transformExpressionsUp(fieldsOfRebuiltStructs) }
+      .transformAllExpressions(inline)
     val intoUnions = readPathsInUnions(inlined)
     val carried = restoreOutputs(intoUnions, carry(intoUnions))
     if (carried eq inlined) return inlined
     val narrowed = if (carried.output == plan.output) carried else Project(plan.output, carried)
-    cleanUp(narrowed, rounds = 4).transformAllExpressions(inline)
+    cleanUp(narrowed, rounds = 4).transformUp { case n => n.transformExpressionsUp(fieldsOfRebuiltStructs) }
+      .transformAllExpressions(inline)
   }
 
   /** Drops what no longer needs reading; one pass can leave a column a later pass removes. */
@@ -101,6 +104,15 @@ object RewriteShreddedVariantPaths extends GuardedRule {
       case VariantGetOf(ShreddedSource(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
         ShreddedPaths.get(s, col, p.toString, to, fail, zone(tz))
     }
+  }
+
+  /**
+   * A field of a struct rebuilt around shredded VARIANT fields, read from the same field of the
+   * struct as read: a plain field as it is, a VARIANT field as its reconstruction, whose path
+   * reads the inline rewrite then turns into leaf reads (`s.w:a` reads as `v:a` would).
+   */
+  private val fieldsOfRebuiltStructs: PartialFunction[Expression, Expression] = {
+    case StructFieldOf(r: RebuildShreddedStruct, ordinal) => r.field(ordinal)
   }
 
   private val inline = pathReads {
@@ -328,9 +340,19 @@ object RewriteShreddedVariantPaths extends GuardedRule {
     else rewritten.withNewChildren(children)
   }
 
+  /** The attribute a chain of struct field reads starts from (the attribute itself included). */
+  private object FieldsOf {
+    def unapply(e: Expression): Option[Attribute] = e match {
+      case a: Attribute => Some(a)
+      case StructFieldOf(c, _) => unapply(c)
+      case _ => None
+    }
+  }
+
   private def carry(plan: LogicalPlan): LogicalPlan = {
-    // v's expression id -> (the struct attribute it was rebuilt from, the column name)
-    val defined = mutable.Map.empty[ExprId, (Attribute, String)]
+    // v's expression id -> (the struct attribute it was rebuilt from, its rebuild: a variant's
+    // reconstruction, or a struct's around its shredded VARIANT fields)
+    val defined = mutable.Map.empty[ExprId, (Attribute, Expression)]
     // A Union's children must keep their column lists aligned, so nothing is carried out of one;
     // Spark pushes projections and filters into Union children, where the inline rewrite applies.
     val unionInputs = plan.collect { case u: Union => u.children.flatMap(_.output.map(_.exprId)) }
@@ -342,17 +364,33 @@ object RewriteShreddedVariantPaths extends GuardedRule {
         val out = c.outputSet
         defined.filter { case (v, (s, _)) => out.exists(_.exprId == v) && out.contains(s) }
       }.toMap
+      // A carried variant, or a VARIANT field (at any depth) of a carried struct.
+      def rebuild(e: Expression): Option[Expression] = e match {
+        case a: Attribute => visible.get(a.exprId).map(_._2)
+        case StructFieldOf(c, ordinal) =>
+          rebuild(c).collect { case r: RebuildShreddedStruct => r.field(ordinal) }
+        case _ => None
+      }
+      // Any other field of a carried struct is read from the struct as read, so only that field
+      // of it is read (a VARIANT field then through its reconstruction).
+      val fields: PartialFunction[Expression, Expression] = {
+        case e @ StructFieldOf(_, _) if rebuild(e).isDefined => rebuild(e).get
+      }
       val rewritten =
-        if (visible.isEmpty) node else node.transformExpressionsDown(pathReads {
-          case a: Attribute => visible.get(a.exprId)
-          case _ => None
-        })
+        if (visible.isEmpty) node else node.transformExpressionsDown(pathReads { e =>
+          rebuild(e).collect { case ReconstructShreddedVariant(s, col) => s -> col }
+        }.orElse(fields))
       rewritten match {
         case p @ Project(list, child) =>
           val defs = list.collect {
-            case a @ Alias(ReconstructShreddedVariant(s: Attribute, col), _)
+            // A VARIANT field of a struct too (`s.w`, which Spark's nested column aliasing
+            // may have given a column of its own): the struct is carried.
+            case a @ Alias(r @ ReconstructShreddedVariant(FieldsOf(s), _), _)
                 if child.outputSet.contains(s) && !unionInputs.contains(a.exprId) =>
-              a.exprId -> (s, col)
+              a.exprId -> (s, r: Expression)
+            case a @ Alias(r @ RebuildShreddedStruct(s: Attribute, _, _), _)
+                if child.outputSet.contains(s) && !unionInputs.contains(a.exprId) =>
+              a.exprId -> (s, r: Expression)
           }
           defined ++= defs
           val passing = (visible ++ defs).collect {
