@@ -11,7 +11,8 @@ import pytest
 # compiling code (much of it whole-stage generated classes) that is then run a handful of times.
 # The C1 compiler alone roughly halves the JVMs' CPU time and leaves the second core to the other
 # test worker. Spark's launcher adds SPARK_SUBMIT_OPTS to every JVM it starts with spark-submit:
-# the test session, spark-submit subprocesses, and the Connect and Thrift servers.
+# the test session, spark-submit subprocesses, and the Connect and Thrift servers. (An empty
+# SPARK_SUBMIT_OPTS keeps both compilers: .ci/run-lines runs the table formats' tests so.)
 os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
