@@ -1,19 +1,10 @@
 """One strict Spark session for the whole run (see ``tests.support.differential.strict_session``)."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
-
-# Test queries run over a few kilobytes each, so the JVM spends most of its CPU in the C2 JIT
-# compiling code (much of it whole-stage generated classes) that is then run a handful of times.
-# The C1 compiler alone roughly halves the JVMs' CPU time and leaves the second core to the other
-# test worker. Spark's launcher adds SPARK_SUBMIT_OPTS to every JVM it starts with spark-submit:
-# the test session, spark-submit subprocesses, and the Connect and Thrift servers. (An empty
-# SPARK_SUBMIT_OPTS keeps both compilers: .ci/run-lines runs the table formats' tests so.)
-os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # Shared test assertions, rewritten as a test module's are, so that a failure shows its values.
