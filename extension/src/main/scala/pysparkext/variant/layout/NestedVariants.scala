@@ -40,12 +40,7 @@ object NestedVariants {
         case _ => Nil
       }
     }
-    schema.fields.toSeq.flatMap { f =>
-      f.dataType match {
-        case t: StructType => within(Seq(f.name), t)
-        case _ => Nil
-      }
-    }
+    within(Nil, schema).filter(_.length > 1)
   }
 
   private def below(at: String, t: DataType): Seq[String] = t match {
