@@ -1,20 +1,13 @@
 package pysparkext
 
 import org.apache.spark.sql.SparkSessionExtensions
-import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.ExpressionInfo
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
-import org.apache.spark.sql.pysparkext.shims.OptimizerHooksShim
+import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
 
-import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns, PathReadsBeforeAggregates}
+import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns}
 import pysparkext.pruning.{DistinctRelationCopies, NarrowPrunedGenerators, WholePlanSchemaPruning}
-import pysparkext.variant.rules.{PushCorrelatedProjectionIntoUnionAtAnalysis,
-  PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
-  RewriteShreddedVariantPaths, ShreddedSkipPredicates}
-import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredVariantFunction}
-import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
 
 /**
  * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
@@ -40,6 +33,9 @@ import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
  * - Post-hoc resolution: `shred_variant(v, 'schema', 'spec')` marks a column, and a Parquet
  *   write of marked columns shreds them with their schemas ([[ResolveSpecLayoutWrites]]).
  * - Functions: `shred_variant(v, 'schema')` writes the draft layout, with `'spec'` the spec layout.
+ *
+ * Everything about VARIANT is registered through `shims.VariantHalfShim`, which only the lines
+ * that have VARIANT (4.0 and later) provide in full; on Spark 3.5 it registers nothing.
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -49,24 +45,16 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     SparkInternals.activeSparkConf.foreach(ExtConf.checkAtStart)
     SparkInternalsProbe.run()
     ExtensionOrder.checkOnce()
-    extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
-    extensions.injectPostHocResolutionRule(_ => ResolveSpecLayoutWrites)
-    OptimizerHooksShim.injectBeforeOperatorOptimization(extensions, PushCorrelatedProjectionThroughUnion,
-      PushCorrelatedProjectionIntoUnionAtAnalysis)
-    extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)
-    extensions.injectPreCBORule(_ => ShreddedSkipPredicates)
+    // The variant half's rules and function, on lines that have VARIANT; none on Spark 3.5.
+    VariantHalfShim.inject(extensions)
     extensions.injectPreCBORule(_ => DistinctRelationCopies)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
     extensions.injectPreCBORule(_ => NarrowPrunedGenerators)
     extensions.injectColumnar(session => new ColumnarRule {
       private val metrics = new InsertRowGroupMetrics(session)
       override def preColumnarTransitions: Rule[SparkPlan] = new Rule[SparkPlan] {
-        override def apply(plan: SparkPlan): SparkPlan = metrics(NestedLeavesAsColumns(PathReadsBeforeAggregates(plan)))
+        override def apply(plan: SparkPlan): SparkPlan = metrics(NestedLeavesAsColumns(VariantHalfShim.beforeLeavesAsColumns(plan)))
       }
     })
-    extensions.injectFunction((
-      FunctionIdentifier("shred_variant"),
-      new ExpressionInfo(classOf[ShredDraftVariant].getName, "shred_variant"),
-      ShredVariantFunction.build _))
   }
 }

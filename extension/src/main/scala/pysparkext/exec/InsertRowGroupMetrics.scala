@@ -6,11 +6,11 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.metric.SQLMetrics
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.pysparkext.SparkInternals.FileScan
+import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
 
 import pysparkext.{ExtConf, GuardedPlanRule}
 import pysparkext.formats.{Feature, TableFormats}
 import pysparkext.parquet.RowGroupCountingParquetFormat
-import pysparkext.variant.layout.LayoutMarks
 
 /**
  * Puts a [[RowGroupMetricsExec]] above Parquet scans that push data filters, and gives the scan a
@@ -42,7 +42,7 @@ class InsertRowGroupMetrics(session: SparkSession) extends GuardedPlanRule[Spark
   override protected def rewrite(plan: SparkPlan): SparkPlan = plan.transformUp {
     case FileScan(s, relation, _, dataFilters) if dataFilters.nonEmpty &&
         TableFormats.decide(Feature.RowGroupMetrics, relation).applies &&
-        (allScans || relation.dataSchema.exists(LayoutMarks.isMarked)) =>
+        (allScans || relation.dataSchema.exists(VariantHalfShim.isMarked)) =>
       val sc = session.sparkContext
       val format = new RowGroupCountingParquetFormat(
         relation.fileFormat.asInstanceOf[ParquetFileFormat],

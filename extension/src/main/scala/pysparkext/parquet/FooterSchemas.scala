@@ -10,12 +10,9 @@ import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, PrimitiveTyp
 import org.apache.parquet.schema.LogicalTypeAnnotation.{DecimalLogicalTypeAnnotation, IntLogicalTypeAnnotation}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
-import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
 import org.apache.spark.sql.types.StructType
-
-import pysparkext.variant.codec.RawTypedValue
-import pysparkext.variant.layout.{DraftLayout, SpecLayout}
 
 /**
  * Each Parquet file's own Spark schema, read from its footer. Both variant layouts allow a
@@ -77,8 +74,7 @@ object FooterSchemas {
     // Variant-annotated groups are shown as their physical structs, so the caller sees how each
     // file shreds them.
     val sqlConf = SQLConf.get.clone()
-    sqlConf.setConfString(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, "true")
-    val schema = RawTypedLeaves.convert(message, new ParquetToSparkSchemaConverter(sqlConf))
+    val schema = VariantHalfShim.footerSchema(message, sqlConf)
     val unsupported = message.getFields.asScala.collect {
       case g: GroupType if !g.isPrimitive => g.getName -> badTypedLeaves(g, g.getName)
     }.collect { case (name, bad) if bad.nonEmpty => name -> bad.mkString("; ") }.toMap
@@ -93,7 +89,7 @@ object FooterSchemas {
     val residuals = footer.getFileMetaData.getSchema.getColumns.asScala.filter { d =>
       d.getMaxRepetitionLevel == 0 && d.getPath.length > 1 &&
         d.getPrimitiveType.getPrimitiveTypeName == PrimitiveTypeName.BINARY &&
-        (d.getPath.last == DraftLayout.Untyped || d.getPath.last == SpecLayout.Value)
+        VariantHalfShim.isResidualLeaf(d.getPath.last)
     }.map(d => ColumnPath.get(d.getPath: _*))
     if (residuals.isEmpty) return Map.empty
     val chunks = footer.getBlocks.asScala.map(_.getColumns.asScala.map(c => c.getPath -> c).toMap)
@@ -107,7 +103,7 @@ object FooterSchemas {
   }
 
   private def badTypedLeaves(t: Type, at: String): Seq[String] = t match {
-    case p: PrimitiveType if p.getName == DraftLayout.Typed => problem(p).map(w => s"$at is $w").toSeq
+    case p: PrimitiveType if VariantHalfShim.isTypedLeaf(p) => problem(p).map(w => s"$at is $w").toSeq
     case _: PrimitiveType => Nil
     case g: GroupType => g.getFields.asScala.toSeq.flatMap(f => badTypedLeaves(f, s"$at.${f.getName}"))
   }
@@ -117,7 +113,7 @@ object FooterSchemas {
     (p.getPrimitiveTypeName, annotation) match {
       case (_, i: IntLogicalTypeAnnotation) if !i.isSigned => Some(s"an unsigned ${i.getBitWidth}-bit integer")
       case (PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, _: DecimalLogicalTypeAnnotation) => None
-      case _ if RawTypedValue.of(p).isDefined => None
+      case _ if VariantHalfShim.isRawTypedValue(p) => None
       case (PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, _) =>
         Some(s"a fixed_len_byte_array(${p.getTypeLength}) without a decimal annotation")
       case _ => None

@@ -6,7 +6,8 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.HadoopConfShipping
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, UserDefinedType, VariantType}
+import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, UserDefinedType}
 
 import pysparkext.parquet.RowGroups.FilterSettings
 
@@ -43,8 +44,8 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
     // The delegate's own checks, which this reader would bypass.
     val checkListed = delegate.isInstanceOf[ListedFilesParquetFormat]
     val unplanned = ListedFilesParquetFormat.unplanned(options)
-    val variantGroupsAsStructs = delegate.isInstanceOf[VariantGroupsAsStructsParquetFormat] ||
-      hadoopConf.getBoolean(VariantGroupsAsStructsParquetFormat.IgnoreAnnotation, false)
+    val variantGroupsAsStructs = VariantHalfShim.isVariantGroupsFormat(delegate) ||
+      VariantHalfShim.readsVariantGroupsAsStructs(hadoopConf)
     (file: PartitionedFile) => {
       if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, conf(), unplanned)
       LeafColumnsReader.open(file, conf(), requiredSchema, partitionSchema, paths, filters, settings,
@@ -69,7 +70,8 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
 object LeafColumnsParquetFormat {
   /** Types a Parquet primitive column holds. */
   def isPrimitive(t: DataType): Boolean = t match {
-    case _: StructType | _: ArrayType | _: MapType | _: UserDefinedType[_] | VariantType => false
+    case _: StructType | _: ArrayType | _: MapType | _: UserDefinedType[_] => false
+    case t if VariantHalfShim.isVariantType(t) => false
     case _ => true
   }
 

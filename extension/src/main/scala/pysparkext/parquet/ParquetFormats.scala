@@ -2,6 +2,7 @@ package pysparkext.parquet
 
 import org.apache.spark.sql.execution.datasources.FileFormat
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
 
 /** Which Parquet formats the physical rules may wrap or replace. */
 object ParquetFormats {
@@ -13,5 +14,5 @@ object ParquetFormats {
   def readsAsSpark(format: FileFormat): Boolean = format != null &&
     (format.getClass == classOf[ParquetFileFormat] ||
       format.getClass == classOf[ListedFilesParquetFormat] ||
-      format.getClass == classOf[VariantGroupsAsStructsParquetFormat])
+      VariantHalfShim.isVariantGroupsFormat(format))
 }

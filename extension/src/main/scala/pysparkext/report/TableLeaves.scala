@@ -4,10 +4,10 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 
-import org.apache.spark.sql.types.{StructField, StructType, VariantType}
+import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
+import org.apache.spark.sql.types.{StructField, StructType}
 
 import pysparkext.pruning.Need
-import pysparkext.variant.layout.LayoutMarks
 
 /**
  * The leaves a table holds, for `explain_read_schema`'s `full_leaves`: a leaf is a primitive
@@ -29,5 +29,5 @@ object TableLeaves {
     }.sum
   }
 
-  private def isVariant(f: StructField): Boolean = f.dataType == VariantType || LayoutMarks.isMarked(f)
+  private def isVariant(f: StructField): Boolean = VariantHalfShim.isVariantColumn(f)
 }

@@ -15,17 +15,15 @@ import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.catalog.{BucketSpec, CatalogTable}
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, EvalMode, ExprId, Expression, GetStructField, If, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
-import org.apache.spark.sql.catalyst.expressions.variant.{VariantGet, VariantPathSegment}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation, OutputWriter, PartitionedFile, VariantMetadata}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetOutputWriter, ParquetWriteSupport, SparkShreddingUtils, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{DataSourceStrategy, FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation, OutputWriter, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.types.{DataType, Metadata, StructType}
-import org.apache.spark.types.variant.{VariantBuilder, VariantSchema}
 
 /**
  * The Spark APIs the extension needs that Spark keeps package-private, reaches only by
@@ -33,7 +31,7 @@ import org.apache.spark.types.variant.{VariantBuilder, VariantSchema}
  * used through here, and [[SparkInternalsProbe]] checks at session start that the running Spark
  * still has it. What is still used outside this layer is listed in `docs/architecture.md`.
  */
-object SparkInternals {
+object SparkInternals extends shims.VariantInternals {
   /** A data filter as Spark hands it to a file format that reaches nested fields (Parquet). */
   def toSourceFilter(e: Expression): Option[sources.Filter] =
     DataSourceStrategy.translateFilter(e, supportNestedPredicatePushdown = true)
@@ -54,7 +52,7 @@ object SparkInternals {
   /** A copy of the session (its settings, catalog and extensions) with some settings changed. */
   def withSettings(session: org.apache.spark.sql.SparkSession, settings: Map[String, String])
       : org.apache.spark.sql.SparkSession = {
-    val copy = session.asInstanceOf[org.apache.spark.sql.classic.SparkSession].cloneSession()
+    val copy = shims.SessionShim.cloneSession(session)
     settings.foreach { case (k, v) => copy.sessionState.conf.setConfString(k, v) }
     copy
   }
@@ -166,32 +164,6 @@ object SparkInternals {
   }
 
   /**
-   * A variant path read, `variant_get` and its kin: (variant, path, target type, whether a
-   * failed cast raises, time zone). By field, not by position.
-   */
-  object VariantGetOf {
-    def unapply(g: VariantGet): Option[(Expression, Expression, DataType, Boolean, Option[String])] =
-      Some((g.child, g.path, g.targetType, g.failOnError, g.timeZoneId))
-  }
-
-  /** `variant_get(child, path)` cast to `targetType`, raising on a failed cast or not. */
-  def variantGet(
-      child: Expression,
-      path: Expression,
-      targetType: DataType,
-      failOnError: Boolean,
-      timeZoneId: Option[String]): VariantGet =
-    VariantGet(child, path, targetType, failOnError, timeZoneId)
-
-  /** `g` reading `path` of another variant (its type, error mode and time zone kept). */
-  def withVariantGetInput(g: VariantGet, child: Expression, path: Expression): VariantGet =
-    g.copy(child = child, path = path)
-
-  /** A variant path (`$.a[1].b`) as Spark parses it; `function` names the caller in errors. */
-  def variantPath(path: String, function: String): Seq[VariantPathSegment] =
-    VariantGet.getParsedPath(path, function).toSeq
-
-  /**
    * An aggregate function call: (function, mode, whether distinct, its FILTER clause). By field,
    * not by position.
    */
@@ -294,16 +266,6 @@ object SparkInternals {
     m
   }
 
-  /** The bytes a variant builder has written so far (its buffer, private in Spark). */
-  def variantWriteBuffer(b: VariantBuilder): Array[Byte] =
-    variantBuffer.get(b).asInstanceOf[Array[Byte]]
-
-  private[pysparkext] lazy val variantBuffer: java.lang.reflect.Field = {
-    val f = classOf[VariantBuilder].getDeclaredField("writeBuffer")
-    f.setAccessible(true)
-    f
-  }
-
   /**
    * Whether struct vectors hold a child value at every row of the struct, as in Spark 4.3. Builds
    * whose vectors store children only for non-null structs have `putStruct`; there a field
@@ -311,59 +273,6 @@ object SparkInternals {
    */
   lazy val structVectorsRowAligned: Boolean =
     !classOf[WritableColumnVector].getMethods.exists(_.getName == "putStruct")
-
-  /**
-   * Whether `s` is a struct of values Spark's variant push-down extracts from one variant column
-   * (its fields marked with `VariantMetadata`): it reads the variant's whole Parquet group.
-   */
-  def isVariantStruct(s: StructType): Boolean = VariantMetadata.isVariantStruct(s)
-
-  /**
-   * The struct Spark's Parquet writer writes a VARIANT as, shredded by `shredding` (a shredding
-   * schema as Spark's confs spell it), marked so that `ParquetWriteSupport` shreds into it.
-   */
-  def variantShreddingWriteStruct(shredding: DataType): StructType =
-    SparkShreddingUtils.addWriteShreddingMetadata(
-      SparkShreddingUtils.variantShreddingSchema(shredding, true, false))
-
-  /** Sets, in a write job's conf, the shredding schema `ParquetWriteSupport` reads in each task. */
-  def setWriteShreddingSchema(schema: StructType, conf: org.apache.hadoop.conf.Configuration): Unit =
-    ParquetWriteSupport.setShreddingSchema(schema, conf)
-
-  /** `cmd` writing `query` through `format`, with `options` (its other fields kept). */
-  def withWriteFormat(
-      cmd: InsertIntoHadoopFsRelationCommand,
-      format: FileFormat,
-      options: Map[String, String],
-      query: LogicalPlan): InsertIntoHadoopFsRelationCommand =
-    cmd.copy(fileFormat = format, options = options, query = query)
-
-  /** Spark's plain Parquet output writer: it shreds as the task's conf says and infers nothing. */
-  def plainParquetOutputWriter(
-      path: String,
-      context: org.apache.hadoop.mapreduce.TaskAttemptContext): OutputWriter =
-    new ParquetOutputWriter(path, context)
-
-  /** Spark's Parquet write support, as Spark's output writer makes it for each file. */
-  def parquetWriteSupport(): org.apache.parquet.hadoop.api.WriteSupport[InternalRow] =
-    new ParquetWriteSupport()
-
-  /** The task conf key of the row schema `ParquetWriteSupport` writes (StructType JSON). */
-  def parquetRowSchemaKey: String = ParquetWriteSupport.SPARK_ROW_SCHEMA
-
-  /** The task conf key of the shredding schema `ParquetWriteSupport` writes, when set. */
-  def parquetShreddingSchemaKey: String = ParquetWriteSupport.SPARK_VARIANT_SHREDDING_SCHEMA
-
-  /** Whether `s` is a struct Spark's Parquet writer shreds a VARIANT into. */
-  def isVariantShreddingStruct(s: StructType): Boolean = SparkShreddingUtils.isVariantShreddingStruct(s)
-
-  /** Spark's shredder's schema for a shredding struct (`variantShreddingWriteStruct`'s result). */
-  def buildVariantSchema(shreddingStruct: DataType): VariantSchema =
-    SparkShreddingUtils.buildVariantSchema(shreddingStruct)
-
-  /** Whether a variant value is well formed against its metadata (Spark's check where it has one). */
-  def isValidVariant(value: Array[Byte], metadata: Array[Byte]): Boolean =
-    shims.VariantValidationShim.isValid(value, metadata)
 
   /** A row that shows some fields of another, by ordinal, without copying them. */
   type ProjectedRow = ProjectingInternalRow

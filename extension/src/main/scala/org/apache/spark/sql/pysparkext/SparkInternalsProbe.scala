@@ -4,24 +4,19 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
-import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
 import org.apache.parquet.VersionParser.ParsedVersion
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.page.PageReadStore
 
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.{SaveMode, SparkSession}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, ExprId, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
-import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, InsertIntoHadoopFsRelationCommand, LogicalRelation}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetOutputWriter, ParquetWriteSupport, VectorizedColumnReader}
+import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, VectorizedColumnReader}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.sources.BaseRelation
 import org.apache.spark.sql.types.{DataType, Metadata, StructType}
 
 import pysparkext.{ConfEntry, ExtConf}
@@ -50,8 +45,6 @@ object SparkInternalsProbe extends Logging {
       constructor(classOf[VectorizedColumnReader], classOf[ColumnDescriptor], java.lang.Boolean.TYPE,
         classOf[PageReadStore], classOf[java.time.ZoneId], classOf[String], classOf[String],
         classOf[String], classOf[String], classOf[ParsedVersion])),
-    Internal("VariantBuilder.writeBuffer", Seq(ExtConf.ShreddedVariant),
-      () => SparkInternals.variantBuffer),
     Internal(shims.ParquetFiltersShim.signature, Seq(ExtConf.RowGroupMetrics),
       constructor(classOf[ParquetFilters], shims.ParquetFiltersShim.parameterTypes: _*)),
     Internal("InMemoryFileIndex(SparkSession, Seq, Map, Option, FileStatusCache, Option, Option)",
@@ -59,10 +52,9 @@ object SparkInternalsProbe extends Logging {
       constructor(classOf[InMemoryFileIndex], classOf[SparkSession], classOf[Seq[_]],
         classOf[Map[_, _]], classOf[Option[_]], classOf[FileStatusCache], classOf[Option[_]],
         classOf[Option[_]])),
-    Internal("LogicalRelation.copy(BaseRelation, Seq, Option, boolean, Option)",
+    Internal(shims.LogicalRelationCopyShim.signature,
       Seq(ExtConf.NestedSchemaPruning, ExtConf.ShreddedVariant),
-      method(classOf[LogicalRelation], "copy", classOf[BaseRelation], classOf[Seq[_]],
-        classOf[Option[_]], java.lang.Boolean.TYPE, classOf[Option[_]])),
+      method(classOf[LogicalRelation], "copy", shims.LogicalRelationCopyShim.parameterTypes: _*)),
     Internal("HadoopFsRelation.copy(FileIndex, StructType, StructType, Option, FileFormat, Map, " +
       "SparkSession)", Seq(ExtConf.NestedSchemaPruning, ExtConf.ShreddedVariant),
       method(classOf[HadoopFsRelation], "copy", classOf[FileIndex], classOf[StructType],
@@ -87,15 +79,6 @@ object SparkInternalsProbe extends Logging {
         ExtConf.NestedLeavesAsColumns),
       constructor(classOf[AttributeReference], classOf[String], classOf[DataType],
         java.lang.Boolean.TYPE, classOf[Metadata], classOf[ExprId], classOf[Seq[_]])),
-    Internal("VariantGet(Expression, Expression, DataType, boolean, Option) and its copy",
-      Seq(ExtConf.ShreddedVariant), () => {
-        val params = Seq(classOf[Expression], classOf[Expression], classOf[DataType],
-          java.lang.Boolean.TYPE, classOf[Option[_]])
-        classOf[VariantGet].getConstructor(params: _*)
-        classOf[VariantGet].getMethod("copy", params: _*)
-      }),
-    Internal("VariantGet.getParsedPath(String, String)", Seq(ExtConf.ShreddedVariant),
-      method(classOf[VariantGet], "getParsedPath", classOf[String], classOf[String])),
     Internal("AggregateExpression.copy(AggregateFunction, AggregateMode, boolean, Option, ExprId)",
       Seq(ExtConf.PathReadsBeforeAggregates),
       method(classOf[AggregateExpression], "copy", classOf[AggregateFunction],
@@ -104,43 +87,13 @@ object SparkInternalsProbe extends Logging {
     Internal(name, Seq(ExtConf.ShreddedVariant, ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader,
       ExtConf.RowGroupMetrics), check)
   } ++ Seq(
-    Internal("VariantMetadata.isVariantStruct(StructType)",
-      Seq(ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader),
-      () => SparkInternals.isVariantStruct(new StructType())),
-    Internal("SparkShreddingUtils.variantShreddingSchema(DataType, boolean, boolean) and " +
-      "addWriteShreddingMetadata(StructType)", Seq(ExtConf.SpecLayoutWriter),
-      () => SparkInternals.variantShreddingWriteStruct(org.apache.spark.sql.types.LongType)),
-    Internal("ParquetWriteSupport.setShreddingSchema(StructType, Configuration)",
-      Seq(ExtConf.SpecLayoutWriter),
-      method(classOf[ParquetWriteSupport], "setShreddingSchema", classOf[StructType],
-        classOf[Configuration])),
-    Internal("InsertIntoHadoopFsRelationCommand.copy(Path, Map, boolean, Seq, Option, FileFormat, " +
-      "Map, LogicalPlan, SaveMode, Option, Option, Seq)", Seq(ExtConf.SpecLayoutWriter),
-      method(classOf[InsertIntoHadoopFsRelationCommand], "copy", classOf[Path], classOf[Map[_, _]],
-        java.lang.Boolean.TYPE, classOf[Seq[_]], classOf[Option[_]], classOf[FileFormat],
-        classOf[Map[_, _]], classOf[LogicalPlan], classOf[SaveMode], classOf[Option[_]],
-        classOf[Option[_]], classOf[Seq[_]])),
-    Internal("ParquetOutputWriter(String, TaskAttemptContext)", Seq(ExtConf.SpecLayoutWriter),
-      constructor(classOf[ParquetOutputWriter], classOf[String],
-        classOf[org.apache.hadoop.mapreduce.TaskAttemptContext])),
-    Internal("ParquetWriteSupport() with SPARK_ROW_SCHEMA and SPARK_VARIANT_SHREDDING_SCHEMA",
-      Seq(ExtConf.ColumnarSpecWriter), () => {
-        SparkInternals.parquetWriteSupport()
-        require(SparkInternals.parquetRowSchemaKey != null && SparkInternals.parquetShreddingSchemaKey != null)
-      }),
-    Internal("SparkShreddingUtils.isVariantShreddingStruct(StructType) and buildVariantSchema(DataType)",
-      Seq(ExtConf.ColumnarSpecWriter), () => SparkInternals.buildVariantSchema(
-        SparkInternals.variantShreddingWriteStruct(org.apache.spark.sql.types.LongType))),
-    Internal("ProjectingInternalRow(StructType, IndexedSeq)", Seq(ExtConf.ColumnarSpecWriter),
-      () => SparkInternals.projectedRow(new StructType(), Nil)),
-    Internal("Parquet MessageColumnIORecordConsumer.columns", Seq(ExtConf.ColumnarSpecWriter),
-      () => require(SparkInternals.parquetColumnStoreReachable, "no such field")),
     Internal("row-aligned struct vectors (WritableColumnVector without putStruct)",
       Seq(ExtConf.NestedLeavesAsColumns),
       () => require(SparkInternals.structVectorsRowAligned, "WritableColumnVector has putStruct")),
     // No switch to turn off: without it a data error loses its message to Spark's internal error.
     Internal("error class _LEGACY_ERROR_TEMP_2273", Nil,
-      () => require(new DataError("probe").getMessage.contains("probe"))))
+      () => require(new DataError("probe").getMessage.contains("probe")))
+  ) ++ shims.VariantHalfShim.internals
 
   /** The internals this JVM's Spark lacks, with why; computed once. */
   private lazy val absent: Map[String, String] = internals.flatMap { i =>
