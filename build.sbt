@@ -4,12 +4,14 @@
 //
 // One jar per Spark line: `sbt -Dspark.version=4.1.4 extension/package`. The shared sources are in
 // extension/src/main/scala; what differs between lines is in extension/src/main/scala-spark-<from>[-<to>],
-// and a build takes the folders whose range holds its Spark line, as pyspark_ext/jar.py does.
+// and a build takes the folders whose range holds its Spark line, as pyspark_ext/jar.py does. The
+// variant half and the Spark Connect plugin are in scala-spark-4.0-4.3: Spark 3.5 (Scala 2.12,
+// `sbt -Dspark.version=3.5.9 extension/package`) has no VARIANT, and its jar carries neither.
 ThisBuild / organization := "io.github.pysparkext"
 ThisBuild / version := "0.1.0"
 
 // The Scala each Spark line's releases ship (pyspark's jars/scala-library-*.jar).
-val scalaOfSparkLine = Map("4.0" -> "2.13.16", "4.1" -> "2.13.17", "4.2" -> "2.13.18", "4.3" -> "2.13.18")
+val scalaOfSparkLine = Map("3.5" -> "2.12.18", "4.0" -> "2.13.16", "4.1" -> "2.13.17", "4.2" -> "2.13.18", "4.3" -> "2.13.18")
 val sparkVersion = sys.props.getOrElse("spark.version", "4.3.0")
 val sparkLine = sparkVersion.split('.').take(2).mkString(".")
 require(scalaOfSparkLine.contains(sparkLine), s"Spark $sparkVersion is not a supported line")
@@ -39,9 +41,11 @@ lazy val extension = (project in file("extension"))
     Compile / unmanagedSourceDirectories ++= shimFolders((Compile / sourceDirectory).value, sparkLine),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % "provided",
-      "org.apache.spark" %% "spark-catalyst" % sparkVersion % "provided",
-      // the Spark Connect relation plugin (pysparkext.connect); Connect servers ship this jar
-      "org.apache.spark" %% "spark-connect" % sparkVersion % "provided"
+      "org.apache.spark" %% "spark-catalyst" % sparkVersion % "provided"
+    ) ++ (
+      // the Spark Connect relation plugin (pysparkext.connect, 4.x only); Connect servers ship this jar
+      if (sparkLine == "3.5") Nil
+      else Seq("org.apache.spark" %% "spark-connect" % sparkVersion % "provided")
     )
   )
 

@@ -36,7 +36,7 @@ _CHECKOUT_SOURCES = Path(__file__).resolve().parent.parent / "extension" / "src"
 _PACKAGED_SOURCES = Path(__file__).resolve().parent / "_scala"
 SOURCES_DIR = _CHECKOUT_SOURCES if (_CHECKOUT_SOURCES / "scala").is_dir() else _PACKAGED_SOURCES
 CACHE_ENV = "PYSPARK_EXT_CACHE"
-SUPPORTED_LINES = ("4.0", "4.1", "4.2", "4.3")
+SUPPORTED_LINES = ("3.5", "4.0", "4.1", "4.2", "4.3")
 _SHIM_FOLDER = re.compile(r"scala-spark-(\d+\.\d+)(?:-(\d+\.\d+))?")
 
 
@@ -53,8 +53,16 @@ def spark_line(version: str | None = None) -> str:
 
 def carries_variant(version: str | None = None) -> bool:
     """Whether the extension's variant half (shredded reads and writes) runs on this Spark line.
-    Spark 4.0 reads and writes shredding differently, so there it is off (docs/spark-versions.md)."""
-    return spark_line(version) != "4.0"
+    Spark 3.5 has no VARIANT, so its jar leaves the variant half out; Spark 4.0 reads and writes
+    shredding differently, so there it is off (docs/spark-versions.md)."""
+    return spark_line(version) not in ("3.5", "4.0")
+
+
+def carries_connect_plugin(version: str | None = None) -> bool:
+    """Whether the jar holds the Spark Connect relation plugin (``explain_read_schema`` for Connect
+    clients). pyspark 3.5 ships no ``spark-connect`` jar to compile it against, so its jar has none;
+    a Spark 3.5 Connect server still loads the extension's rules."""
+    return spark_line(version) != "3.5"
 
 
 def _as_tuple(line: str) -> tuple[int, ...]:

@@ -5,7 +5,7 @@ import org.apache.parquet.schema.MessageType
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFilters
 
-/** `ParquetFilters` before Spark 4.3: eight parameters. */
+/** `ParquetFilters` on Spark 3.5 to 4.2: eight parameters. */
 object ParquetFiltersShim {
   val signature: String =
     "ParquetFilters(MessageType, boolean, boolean, boolean, boolean, int, boolean, RebaseSpec)"
