@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import pyspark
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pyspark_ext")
@@ -36,8 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--allow-failing-queries", action="store_true",
                         help="a query that fails with the same error both ways passes (it is "
                              "still reported); by default it fails the run with exit code 3")
-    from .producers.cli import add_parser as add_producers
-    add_producers(sub)
+    producers_missing = None
+    try:
+        from .producers.cli import add_parser as add_producers
+        add_producers(sub)
+    except ImportError as e:  # pyspark 3.5 lacks pyspark.sql.conversion, which the producers use
+        producers_missing = (f"pyspark-ext producers need pyspark 4.0 or later; this environment has "
+                             f"pyspark {pyspark.__version__} ({e})")
+        stub = sub.add_parser("producers", help="run a producers pipeline (pyspark 4.0 or later)")
+        stub.add_argument("rest", nargs=argparse.REMAINDER)
     from .advisor.cli import add_parser as add_advise_parser
     add_advise_parser(sub)
     args = parser.parse_args(argv)
@@ -59,7 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         except ExtensionNotLoadedError as e:
             print(f"pyspark-ext: {e}", file=sys.stderr)
             return 1
-        confs = connect_server_confs() if args.connect_server else extension_confs()
         for key, value in confs.items():
             print(f"{key}={value}")
     elif args.command == "demo":
@@ -69,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         from .verify import main as verify_main
         return verify_main(args.queries, args.conf, args.format, args.master, not args.no_progress,
                            args.allow_failing_queries, args.repeat)
+    elif args.command == "producers" and producers_missing:
+        print(producers_missing, file=sys.stderr)
+        return 2
     elif args.command == "producers":
         from .producers.cli import main as producers_main
         return producers_main(args)

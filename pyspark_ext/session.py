@@ -1,10 +1,13 @@
 """One call that turns the extension on for a SparkSession builder."""
 from __future__ import annotations
 
+import sys
+
+import pyspark
 from pyspark.sql import SparkSession
 
 from . import settings
-from .jar import EXTENSION_CLASS, build_jar
+from .jar import EXTENSION_CLASS, build_jar, carries_connect_plugin
 from .loaded import check_jar, refuse_running_session_without_extension
 
 # The Spark Connect server's list of relation plugins, and the extension's.
@@ -21,7 +24,15 @@ def connect_server_confs() -> dict[str, str]:
     """``configure`` for a Spark Connect server: the settings that load the extension, plus the
     relation plugin through which Connect clients get ``explain_read_schema``. Pass them to
     ``start-connect-server.sh`` as ``--conf key=value`` (``python -m pyspark_ext conf
-    --connect-server`` prints them)."""
+    --connect-server`` prints them). On Spark 3.5 the jar has no relation plugin
+    (``jar.carries_connect_plugin``): the server gets the extension's rules, and its clients no
+    ``explain_read_schema``, which is said once on stderr."""
+    if not carries_connect_plugin():
+        print(f"pyspark-ext: the Spark Connect relation plugin (explain_read_schema for Connect "
+              f"clients) is not in the jar for Spark {pyspark.__version__}: pyspark 3.5 ships no "
+              "spark-connect jar to build it against; the server still runs the extension's rules",
+              file=sys.stderr)
+        return extension_confs()
     return {**extension_confs(), RELATION_PLUGINS: CONNECT_PLUGIN_CLASS}
 
 

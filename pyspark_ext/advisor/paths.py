@@ -18,9 +18,9 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, ByteType, DataType, DateType,
                                DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType,
-                               ShortType, StringType, StructType, TimestampNTZType, TimestampType,
-                               VariantType)
+                               ShortType, StringType, StructType, TimestampNTZType, TimestampType)
 
+from .._variant_types import VARIANT_TYPES
 from ..settings import nearest
 
 # Spark SQL as people write it: Databricks' dialect is Spark's plus the ``v:a.b`` variant path.
@@ -587,7 +587,7 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
                     resolver.column(scope, col, extra=chain)
                 continue
             for table, path, typ in resolver.column(scope, col, presence=_presence_only(top)):
-                if isinstance(typ, VariantType):
+                if isinstance(typ, VARIANT_TYPES):
                     vpath, vtype = _variant_use(col, top)
                     resolver.needs.variant_paths.append(
                         VariantPath(table, ".".join(path), vpath, vtype))
@@ -621,5 +621,5 @@ def _lazy_projections(scope: Scope) -> list[exp.Expression]:
 
 
 def _sql_type(t: DataType) -> str:
-    return "VARIANT" if isinstance(t, VariantType) else "STRING" if not isinstance(t, StructType) \
+    return "VARIANT" if isinstance(t, VARIANT_TYPES) else "STRING" if not isinstance(t, StructType) \
         else "STRUCT<" + ", ".join(f"`{f.name}` {_sql_type(f.dataType)}" for f in t.fields) + ">"

@@ -13,8 +13,9 @@ from sqlglot import exp
 from pyspark.sql.types import (ArrayType, BinaryType, BooleanType, ByteType, DataType, DateType,
                                DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType,
                                ShortType, StringType, StructField, StructType, TimestampNTZType,
-                               TimestampType, VariantType)
+                               TimestampType)
 
+from .._variant_types import variant_type
 from ..sql_script import read_text, split_statements
 from .paths import DIALECT, Path, QueryNeeds, UnresolvedQuery, VariantPath, query_needs
 
@@ -109,8 +110,11 @@ _PRIMITIVES: dict[exp.DataType.Type, DataType] = {
     exp.DataType.Type.TIMESTAMPNTZ: TimestampNTZType(), exp.DataType.Type.BINARY: BinaryType(),
     exp.DataType.Type.VARBINARY: BinaryType(),
     exp.DataType.Type.TEXT: StringType(), exp.DataType.Type.VARCHAR: StringType(),
-    exp.DataType.Type.CHAR: StringType(), exp.DataType.Type.VARIANT: VariantType(),
+    exp.DataType.Type.CHAR: StringType(),
 }
+# pyspark 3.5 has no VARIANT: a workload's VARIANT column is then an unknown type, as in Spark 3.5.
+if variant_type() is not None:
+    _PRIMITIVES[exp.DataType.Type.VARIANT] = variant_type()
 
 
 def _spark_type(t: exp.DataType, where: str) -> DataType:

@@ -28,10 +28,17 @@ import base64
 import json
 from array import array
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
-from pyspark.sql.types import VariantVal
-from pyspark.sql.variant_utils import VariantUtils
 from sqlglot import exp
+
+try:
+    from pyspark.sql.variant_utils import VariantUtils
+except ImportError:  # pyspark 3.5 has no VARIANT, so no variant value is ever printed
+    VariantUtils: Any = None
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import VariantVal
 
 from .build import fn, lit
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
-from pyspark.sql.types import VariantVal
-
+from .._variant_types import VARIANT_VALUES
 from .equivalence import variant_text
 
 ENABLED = "spark.pyspark_ext.enabled"
@@ -86,7 +85,7 @@ def normalise(x: Any, *, exact: bool = False, round_floats: bool | None = None) 
     """
     rounding = (not exact) if round_floats is None else round_floats
     if exact:
-        if isinstance(x, VariantVal):
+        if isinstance(x, VARIANT_VALUES):
             return ("variant", x.toJson())
         if isinstance(x, list):
             return [normalise(i, exact=True, round_floats=rounding) for i in x]
@@ -95,7 +94,7 @@ def normalise(x: Any, *, exact: bool = False, round_floats: bool | None = None) 
         if rounding and isinstance(x, float):
             return float(f"{x:.12g}")
         return x
-    if isinstance(x, VariantVal):
+    if isinstance(x, VARIANT_VALUES):
         return ("variant", variant_text(x))
     if isinstance(x, (Row, list, tuple)):
         return tuple(normalise(i, round_floats=rounding) for i in x)
