@@ -27,9 +27,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyspark
 from pyspark.sql import SparkSession
 from sqlglot import exp
 
+from .._variant_types import VARIANT_TYPES
 from . import grammar_nested, grammar_variant
 from .case import Case
 from .data import write_tables
@@ -268,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    if args.kind != "nested" and not VARIANT_TYPES:
+        parser.error(f"--kind {args.kind}: pyspark {pyspark.__version__} has no VARIANT type; "
+                     "use --kind nested")
     save_to = args.save or ("tests/harness/fuzz_regressions" if Path("tests").is_dir() else None)
     confs = dict(c.split("=", 1) for c in args.conf)
 
@@ -275,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="pyspark_ext_fuzz_") as tmp:
             directory = Path(args.dir or tmp)
-            paths = write_tables(spark, directory / f"data-{random.randrange(10**9)}", rows=args.rows)
+            paths = write_tables(spark, directory / f"data-{random.randrange(10**9)}", rows=args.rows,
+                                 variant=args.kind != "nested")
             summary = fuzz(spark, paths, args.queries, args.seed, args.kind, args.start, args.reduce, save_to,
                            budget=args.reduce_budget, progress=not args.no_progress)
     finally:

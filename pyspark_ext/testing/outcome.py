@@ -117,7 +117,8 @@ def error_classes(e: BaseException) -> list[str]:
         return found
     # No JVM exception (Spark Connect) or none with a condition: the conditions its message quotes
     # (a multiple-stage failure's message holds each stage's error), else its own.
-    condition = getattr(e, "getCondition", lambda: None)()
+    # pyspark 3.5 names it getErrorClass; 4.0 added getCondition
+    condition = (getattr(e, "getCondition", None) or getattr(e, "getErrorClass", lambda: None))()
     if condition and _unwrapped(condition):
         return [condition]
     quoted = [c for c in re.findall(r"\[([A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]", str(e)) if _unwrapped(c)]
@@ -144,15 +145,25 @@ def _jvm_conditions(throwable: Any, depth: int = 0) -> list[str]:
     if throwable is None or depth > 16 or SparkContext._gateway is None:
         return []
     gateway = SparkContext._gateway
-    # SparkThrowable.getCondition is on every supported line; PythonErrorUtils is not on 4.0
+    # SparkThrowable's condition is on every supported line (getCondition from 4.0, getErrorClass
+    # on 3.5); PythonErrorUtils is not on 4.0
     if is_instance_of(gateway, throwable, "org.apache.spark.SparkThrowable"):
-        condition = throwable.getCondition()
+        condition = _jvm_condition(throwable)
         if condition and _unwrapped(condition):
             return [condition]
     found = _jvm_conditions(throwable.getCause(), depth + 1)
     for suppressed in throwable.getSuppressed():
         found += [c for c in _jvm_conditions(suppressed, depth + 1) if c not in found]
     return found
+
+
+def _jvm_condition(throwable: Any) -> str | None:
+    from py4j.protocol import Py4JError
+
+    try:
+        return throwable.getCondition()
+    except Py4JError:  # Spark 3.5: SparkThrowable has getErrorClass only
+        return throwable.getErrorClass()
 
 
 def error_message(e: BaseException) -> str:
