@@ -33,21 +33,29 @@ def test_build_sbt_agrees_with_the_jar_build():
     assert requirement == f">={jar.SUPPORTED_LINES[0]},<4.4"
 
 
+#: An import of a VARIANT class of Spark's or of the extension's variant half.
+VARIANT_IMPORT = re.compile(r"^import .*(\bVariant(Type|Val|Get|Builder|Metadata)\b|"
+                            r"pysparkext\.variant|expressions\.variant|types\.variant)", re.M)
+
+
 def test_each_spark_line_compiles_the_shared_sources_and_its_own_shims():
-    """Every line gets exactly one copy of each shim object, and no other line's."""
+    """Every line gets exactly one copy of each shim object, and no other line's; Spark 3.5 gets
+    none of the variant half (it has no VARIANT) and the rest of 4.x only."""
+    common = {"ParquetFiltersShim", "ParquetFooterShim", "FileScanCopyShim", "V2RelationCopyShim",
+              "LogicalRelationCopyShim", "SessionShim", "VariantHalfShim", "VariantInternals",
+              "LineGapsShim"}
     for line in jar.SUPPORTED_LINES:
         folders = jar.source_folders(f"{line}.0")
         assert folders[0] == jar.SOURCES_DIR / "scala"
-        shims = [s.name for f in folders[1:] for s in f.rglob("*.scala")]
+        shims = [s.stem for f in folders[1:] for s in f.rglob("*.scala") if s.parent.name == "shims"]
         assert sorted(shims) == sorted(set(shims)), (line, shims)
-        assert {"ParquetFiltersShim.scala", "ParquetFooterShim.scala", "FileScanCopyShim.scala", "V2RelationCopyShim.scala",
-                "VariantValidationShim.scala", "OptimizerHooksShim.scala", "LineGapsShim.scala"} == set(shims)
-    try:
-        jar.spark_line("3.5.2")
-    except RuntimeError as e:
-        assert "supports Spark 4.0, 4.1, 4.2, 4.3" in str(e) and "3.5.2" in str(e)
-    else:
-        raise AssertionError("Spark 3.5 was accepted")
+        only_4x = set() if line == "3.5" else {"VariantValidationShim", "OptimizerHooksShim"}
+        assert common | only_4x == set(shims), line
+        sources = [s for f in folders for s in f.rglob("*.scala")]
+        names_variant = [s.name for s in sources if VARIANT_IMPORT.search(s.read_text())]
+        assert (names_variant == []) == (line == "3.5"), (line, names_variant)
+    with pytest.raises(RuntimeError, match=r"supports Spark 3\.5, 4\.0, 4\.1, 4\.2, 4\.3.*3\.4\.2"):
+        jar.spark_line("3.4.2")
 
 
 def test_jar_is_cached_by_source_hash_and_holds_the_entry_class():

@@ -4,6 +4,7 @@ import pytest
 from pyspark_ext import explain_read_schema, jar
 
 from tests.support.differential import run
+from tests.support.lines import needs_variant_type
 
 
 def test_report_for_sql_and_dataframe(spark, events):
@@ -36,6 +37,7 @@ def test_report_includes_subquery_scans_and_pushed_filters(spark, events):
     assert any("country" in f for f in outer["pushed_filters"])
 
 
+@needs_variant_type
 def test_a_read_never_counts_more_leaves_than_the_table_has(spark, tmp_path):
     """Spark's variant push-down reads a VARIANT as a struct with a field per extracted path; it
     is still the one VARIANT leaf (it once counted as three leaves of a two-leaf table)."""

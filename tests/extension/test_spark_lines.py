@@ -9,6 +9,7 @@ from pyspark.sql import SparkSession
 import pyspark_ext
 from pyspark_ext import jar, settings
 from tests.support.differential import ENABLED, confs
+from tests.support.lines import needs_variant_type
 
 LINE = jar.spark_line()
 
@@ -28,15 +29,36 @@ def test_the_jar_is_built_for_the_installed_spark(spark: SparkSession) -> None:
 
 def test_a_line_gap_is_logged_once_by_name(spark: SparkSession) -> None:
     gaps = [w for w in _warnings(spark) if " are off on Spark " in w]
-    if LINE == "4.0":
+    if LINE in ("3.5", "4.0"):
         assert len(gaps) == 1
         assert gaps[0].startswith(f"pyspark-ext: shredded VARIANT reads, skipping and writes are off "
                                   f"on Spark {pyspark.__version__}: ")
         assert "spark.pyspark_ext.variant.enabled" in gaps[0]
+        if LINE == "3.5":
+            assert "Spark 3.5 has no VARIANT type" in gaps[0]
     else:
         assert gaps == []
 
 
+def test_spark_35_jar_leaves_the_variant_half_and_the_connect_plugin_out(spark: SparkSession,
+                                                                          capsys) -> None:
+    """Spark 3.5's jar holds the pruning half only: no class of the variant half or the Connect
+    plugin, and the Connect server settings say so instead of naming a plugin it cannot load."""
+    import zipfile
+    with zipfile.ZipFile(jar.jar_path()) as z:
+        variant = [n for n in z.namelist()
+                   if n.startswith(("pysparkext/variant/", "pysparkext/connect/"))]
+    settings_ = pyspark_ext.connect_server_confs()
+    if LINE == "3.5":
+        assert variant == []
+        assert settings_ == pyspark_ext.extension_confs()
+        assert "pyspark 3.5 ships no spark-connect jar" in capsys.readouterr().err
+    else:
+        assert variant != []
+        assert "spark.connect.extensions.relation.classes" in settings_
+
+
+@needs_variant_type
 def test_draft_files_read_as_variant_only_where_the_line_carries_it(spark: SparkSession, tmp_path) -> None:
     path = str(tmp_path / "draft")
     df = spark.createDataFrame([(1, '{"a": 1, "b": "x"}'), (2, '{"a": 2}')], "id bigint, j string") \
@@ -47,3 +69,20 @@ def test_draft_files_read_as_variant_only_where_the_line_carries_it(spark: Spark
         off = spark.read.parquet(path).schema["v"].dataType.simpleString()
     assert off.startswith("struct<")
     assert on == (off if LINE == "4.0" else "variant")
+
+
+def test_tools_that_need_variant_or_pyspark_4_say_so_on_spark_35(capsys) -> None:
+    """On Spark 3.5 the producers command and the fuzzer's variant grammar name what is missing
+    and exit with a usage error, instead of an import error's stack trace."""
+    import pytest
+
+    from pyspark_ext.__main__ import main
+    from pyspark_ext.testing import fuzz
+    if LINE != "3.5":
+        pytest.skip("pyspark 4.x has VARIANT and pyspark.sql.conversion")
+    assert main(["producers", "status", "--path", "/nowhere"]) == 2
+    assert "producers need pyspark 4.0 or later; this environment has pyspark 3.5" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        fuzz.main(["--kind", "all", "--queries", "1"])
+    assert exited.value.code == 2
+    assert "has no VARIANT type; use --kind nested" in capsys.readouterr().err

@@ -14,8 +14,10 @@ from pyspark.sql import SparkSession
 
 from pyspark_ext import jar
 from pyspark_ext.testing.outcome import Outcome, difference, error_classes, failure
+from tests.support.lines import needs_variant_type
 
-# The JVM calls differ between Spark lines (4.0 has no PythonErrorUtils.getCondition)
+# The JVM calls differ between Spark lines (4.0 has no PythonErrorUtils.getCondition, 3.5 no
+# SparkThrowable.getCondition)
 pytestmark = pytest.mark.spark_lines
 
 #: A bad value in a row: a VARIANT object cast to INT.
@@ -59,11 +61,22 @@ def multiple_failures(spark: SparkSession, *errors: BaseException):
     return thrown(spark, wrapper)
 
 
+def test_a_failing_task_is_its_error_class_on_every_line(spark: SparkSession) -> None:
+    """A task's error is read through the job failure that wraps it, by the condition Spark gives
+    it (``getErrorClass`` on Spark 3.5, ``getCondition`` from 4.0)."""
+    from tests.support.differential import confs
+    with confs(spark, {"spark.sql.ansi.enabled": "true"}):
+        e = raised_by(spark, "SELECT array(id)[id + 1] FROM range(1)")
+    assert error_classes(e) == ["INVALID_ARRAY_INDEX"]
+    assert failure(e).error == "INVALID_ARRAY_INDEX"
+
+
 @pytest.fixture(scope="module")
 def errors(spark: SparkSession) -> dict[str, BaseException]:
     return {"cast": raised_by(spark, VARIANT_CAST), "raised": raised_by(spark, RAISED)}
 
 
+@needs_variant_type  # holds a VARIANT cast's error, which Spark 3.5 cannot raise
 def test_two_failing_stages_are_the_error_each_holds(spark: SparkSession, errors) -> None:
     both = multiple_failures(spark, errors["raised"], errors["cast"])
     # 4.0 raises it without the error class that later lines give it
@@ -76,6 +89,7 @@ def test_two_failing_stages_are_the_error_each_holds(spark: SparkSession, errors
     assert difference(extension, stock, None) is None
 
 
+@needs_variant_type  # holds a VARIANT cast's error, which Spark 3.5 cannot raise
 def test_two_failing_stages_that_do_not_hold_the_other_sides_error_differ(spark: SparkSession, errors) -> None:
     both = failure(multiple_failures(spark, errors["raised"], errors["raised"]))
     assert both.errors == ("USER_RAISED_EXCEPTION",)
@@ -83,6 +97,7 @@ def test_two_failing_stages_that_do_not_hold_the_other_sides_error_differ(spark:
     assert "expected 1 rows, got error USER_RAISED_EXCEPTION" in difference(Outcome(rows=[(1,)]), both, None)
 
 
+@needs_variant_type  # holds a VARIANT cast's error, which Spark 3.5 cannot raise
 def test_a_read_failure_is_the_error_it_holds(spark: SparkSession, errors) -> None:
     factory = getattr(spark._jvm, "org.apache.spark.sql.errors.QueryExecutionErrors")
     read = thrown(spark, factory.cannotReadFilesError(errors["cast"]._origin, "/data/events/part-0.parquet"))
