@@ -103,6 +103,17 @@ def test_time_travel_and_row_group_skipping(spark, mixed):
         f"SELECT file_path FROM {t}.files VERSION AS OF {first}").collect()) > 0
 
 
+def test_switch_leaves_the_table_to_iceberg(spark, mixed):
+    t, _ = mixed
+    spark.conf.set("spark.pyspark_ext.variant.iceberg.enabled", "false")
+    try:
+        _, ext = compare(spark, f"SELECT v:b::string FROM {t}")
+    finally:
+        spark.conf.unset("spark.pyspark_ext.variant.iceberg.enabled")
+    assert ext.read_schemas == ["struct<v:variant>"]
+    assert _warnings(spark, t) == []
+
+
 @pytest.mark.parametrize("mode", ["merge-on-read", "copy-on-write"])
 def test_row_level_changes(spark, mode):
     """DELETE, UPDATE and MERGE: merge-on-read leaves deletion vectors, so Iceberg reads the table;
