@@ -1,6 +1,7 @@
-"""VARIANT columns on Iceberg v3 tables, shredded by Iceberg's writer and not: rows equal stock
-Spark + Iceberg, and the read is Iceberg's own (the whole variant column; see
-docs/table-formats.md for why path reads cannot be narrowed through Iceberg 1.12's reader)."""
+"""VARIANT columns on Iceberg v3 tables with deleted rows, shredded by Iceberg's writer and not:
+rows equal stock Spark + Iceberg, and the read is Iceberg's own (the whole variant column: the
+delete files keep the extension from reading the files itself, see test_iceberg_variant_reads.py,
+and docs/table-formats.md for why path reads cannot be narrowed through Iceberg 1.12's reader)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -70,7 +71,8 @@ def _column_bytes(spark, table: str) -> dict[str, int]:
 
 def test_path_read_reads_the_whole_variant_column(spark, variant_tables):
     """What stock Spark + Iceberg reads for one shredded path of a column, and that the extension
-    leaves it so: Iceberg's scan builder takes no variant extractions, so the scan reads `v` whole."""
+    leaves it so on a table with delete files: Iceberg's reader keeps it, and Iceberg's scan
+    builder takes no variant extractions, so the scan reads `v` whole."""
     t = variant_tables[True]
     stock, ext = compare(spark, f"SELECT count(variant_get(v, '$.b', 'string')) FROM {t}")
     assert stock.read_schemas == ext.read_schemas == ["struct<v:variant>"]

@@ -111,6 +111,14 @@ object ExtConf {
       Iceberg's own scan builder, which is asked for the pruned columns). Needs
       `spark.pyspark_ext.nestedSchemaPruning.enabled`.""")
 
+  val IcebergVariantReads: ConfEntry[Boolean] =
+    switch("spark.pyspark_ext.variant.iceberg.enabled", default = true, """
+      Shredded VARIANT path reads of Iceberg tables (format versions 2 and 3): where every data
+      file Iceberg plans for a relation is a Parquet file without delete files whose columns have
+      the table's names, field ids and types, the extension reads those files with Spark's Parquet
+      reader, by their shredded leaves. Any other Iceberg relation is read by Iceberg. Needs
+      `spark.pyspark_ext.variant.enabled`.""")
+
   val DeltaTables: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.delta.enabled", default = true, """
       The extension's work on Delta Lake table scans: whole-plan nested schema pruning, shredded

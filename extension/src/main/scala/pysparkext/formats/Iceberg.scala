@@ -1,34 +1,61 @@
 package pysparkext.formats
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
+import pysparkext.ExtConf
 import pysparkext.formats.Feature._
-import pysparkext.formats.Support.{No, Partly}
+import pysparkext.formats.Support.{Partly, Yes}
 
 /**
  * Iceberg tables, read by Iceberg's own scan (recognised by [[IcebergTables]], without a build
- * dependency on Iceberg). The extension never reads an Iceberg file: Iceberg applies its deletes
- * and maps columns by field id. All the extension may change is what Iceberg's scan builder is
- * asked for, and only for the tables whose builder is known to project nested requests.
+ * dependency on Iceberg). Iceberg applies its deletes and maps columns by field id, so the
+ * extension changes what Iceberg's scan builder is asked for (only for the tables whose builder
+ * is known to project nested requests), and reads files itself only for shredded VARIANT path
+ * reads, and only where Spark's Parquet reader provably reads them as Iceberg's would
+ * ([[IcebergFiles]]).
  */
 object Iceberg extends TableFormat {
   val name = "Iceberg"
 
-  private val ownScan = "Iceberg's own scan (`BatchScanExec`) reads the files; the feature works " +
-    "on Spark's file scans"
+  private val ownScan = "on the relations whose shredded variants the extension reads (see the " +
+    "row above), which are Spark Parquet scans; Iceberg's own scan (`BatchScanExec`), which reads " +
+    "every other relation, is left as it is"
 
   def support(feature: Feature): Support = feature match {
     case NestedPruning => Partly("Iceberg's `SparkTable`, format versions 1 to 3, read through " +
       "`SparkScanBuilder`, which is asked for the pruned columns; other Iceberg tables are left to " +
       "Iceberg, with one warning per kind")
-    case VariantPathReads => No("Iceberg 1.12 projects a VARIANT whole, and its scan builder takes " +
-      "no variant extractions")
-    case LeavesAsColumns | LeafReader | NarrowReadPacking | RowGroupMetrics | ReportRowGroups => No(ownScan)
-    case ReportBytes => No("the read schema is reported; bytes are not estimated for Iceberg's scans")
+    case VariantPathReads => Yes(VariantConditions)
+    case LeavesAsColumns | LeafReader | NarrowReadPacking | RowGroupMetrics | ReportRowGroups | ReportBytes =>
+      Partly(ownScan)
   }
+
+  /** When the extension reads an Iceberg relation's shredded variants itself, as the docs say it. */
+  val VariantConditions: String = "read by the extension with Spark's Parquet reader when every data " +
+    "file Iceberg plans for the relation (its snapshot, branch or tag) is Parquet, has no delete " +
+    "files and holds every column under the table's name, field id and type, on format versions " +
+    "2 and 3 without a name mapping and with no metadata column read; a relation whose files shred " +
+    "no variant stays with Iceberg, and any other is read by Iceberg, which projects a VARIANT " +
+    "whole, with one warning giving the reason"
+
+  /**
+   * The data files of `r` for the extension to read by their shredded leaves, or why Iceberg's
+   * reader keeps the relation. `command`: the command the relation is read in, if any (Iceberg's
+   * row-level commands rebuild the relation they are handed, with metadata columns).
+   */
+  def variantFiles(r: DataSourceV2Relation, session: SparkSession, command: Option[String])
+      : Either[String, IcebergFiles.Planned] =
+    if (!ExtConf.IcebergVariantReads.get) Left(s"${ExtConf.IcebergVariantReads.key} is false")
+    else if (command.isDefined) Left(s"it is read inside the command ${command.get}")
+    else IcebergFiles.plan(r, session)
 
   private[formats] def decide(feature: Feature, r: DataSourceV2Relation): Decision = feature match {
     case NestedPruning => IcebergTables.whyNotPrunable(r).map(NotApplied).getOrElse(Applies(keepsFormat = true))
-    case _ => no(feature)
+    // which relations, and which of their files: [[variantFiles]], which plans them
+    case VariantPathReads => Applies()
+    // Iceberg's own scans: the physical features and the report's counts see the Spark Parquet
+    // scans of the relations the extension reads, through SparkFiles, never an Iceberg scan
+    case _ => NotApplied(support(feature).detail)
   }
 }

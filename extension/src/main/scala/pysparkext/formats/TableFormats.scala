@@ -2,10 +2,12 @@ package pysparkext.formats
 
 import java.util.Locale
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, FileTable}
 
+import pysparkext.ExtConf
 import pysparkext.formats.Feature.VariantPathReads
 import pysparkext.parquet.ParquetFormats
 
@@ -57,6 +59,23 @@ object TableFormats {
     }
     decision
   }
+
+  /**
+   * The data files of `r`, an Iceberg relation of `table` with VARIANT columns, for the variant
+   * path reads to read with Spark's Parquet reader, or None when Iceberg's reader keeps it. Left to
+   * Iceberg, it is warned about once per table and reason; one a setting switched off is not.
+   */
+  def icebergVariantFiles(r: DataSourceV2Relation, table: String, command: Option[String], session: SparkSession)
+      : Option[IcebergFiles.Planned] =
+    Iceberg.variantFiles(r, session, command) match {
+      case Right(planned) => Some(planned)
+      case Left(reason) =>
+        if (ExtConf.IcebergVariantReads.get && command.isEmpty) {
+          DeltaScans.warnOnce(s"pyspark-ext leaves the variant columns of Iceberg table $table to " +
+            s"Iceberg's reader, because $reason")
+        }
+        None
+    }
 
   /**
    * Whether the extension reads the variant columns of files in `format` at all (Spark's own

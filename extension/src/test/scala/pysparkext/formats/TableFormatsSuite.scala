@@ -139,13 +139,15 @@ class TableFormatsSuite extends SparkRuleSuite {
     agrees(OtherSources, relationWith(new CSVFileFormat))
   }
 
-  test("Iceberg: nested pruning for the tables it knows, nothing else") {
+  test("Iceberg: nested pruning for the tables it knows; variant reads decided per relation") {
     val known = iceberg(new SparkTable(icebergSchema))
     assert(TableFormats.nestedPruning(known) == Applies(keepsFormat = true))
     // a kind of table IcebergTablesSuite does not use: each kind is warned about once per JVM
     val NotApplied(reason) = TableFormats.nestedPruning(iceberg(new SparkTable(icebergSchema, Some("5"))))
     assert(reason.contains("format version 5"))
-    Feature.all.filterNot(_ == NestedPruning).foreach { f =>
+    // which relations and files: Iceberg.variantFiles, tested on real tables (tests/tables/iceberg)
+    assert(Iceberg.decide(VariantPathReads, known).applies)
+    Feature.all.filterNot(Set(NestedPruning, VariantPathReads)).foreach { f =>
       assert(Iceberg.decide(f, known) == NotApplied(Iceberg.support(f).detail), f.name)
     }
     withConf(ExtConf.IcebergPruning.key -> "false") {

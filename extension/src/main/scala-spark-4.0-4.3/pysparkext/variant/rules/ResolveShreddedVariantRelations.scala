@@ -9,11 +9,12 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, Command, LogicalPlan, Project, Union}
 import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.pysparkext.{DataError, SparkInternals}
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.formats.{Applies, DeltaScans, TableFormats}
+import pysparkext.formats.{Applies, DeltaScans, IcebergTables, TableFormats}
 import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
@@ -87,9 +88,44 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
             case Applies(keepsFormat) => resolve(r, fs, columns, name, delta = keepsFormat)
             case _ => r
           }
+        case r: DataSourceV2Relation if IcebergTables.isIceberg(r.table) => readIceberg(r, command)
       }
     }
   }
+
+  /**
+   * An Iceberg relation whose VARIANT columns some data file shreds, read as a Parquet file
+   * relation over exactly the files Iceberg plans for it, when [[TableFormats]] says Spark's
+   * reader reads them as Iceberg's does ([[pysparkext.formats.IcebergFiles]]); otherwise, or when
+   * no file shreds a variant, the relation as it is, for Iceberg to read. Iceberg writes dates and
+   * timestamps proleptic and never skips a file, so the scan rebases nothing and ignores no
+   * missing or corrupt file, whatever the session says.
+   */
+  private def readIceberg(r: DataSourceV2Relation, command: Option[String]): LogicalPlan = {
+    val schema = StructType(r.output.map(a => StructField(a.name, a.dataType, a.nullable, a.metadata)))
+    val columns = schema.fields.toSeq.collect { case f if f.dataType == VariantType => Seq(f.name) } ++
+      NestedVariants.inStructs(schema)
+    if (columns.isEmpty) return r
+    val name = r.table.name()
+    TableFormats.icebergVariantFiles(r, name, command, session) match {
+      case Some(planned) =>
+        val index = SparkInternals.fileIndex(session, planned.files.map(_.getPath), IcebergScanOptions, None)
+        val files = SparkInternals.fileRelation(index, schema, new ParquetFileFormat, IcebergScanOptions,
+          session, r.output)
+        val fs = files.relation.asInstanceOf[HadoopFsRelation]
+        NestedVariants.leftToSpark(schema).foreach { path =>
+          DeltaScans.warnOnce(s"pyspark-ext leaves the VARIANT $path of $name to Spark's reader: it " +
+            "reads VARIANT columns and VARIANT fields of structs by their shredded leaves, not a " +
+            "VARIANT inside an array or a map")
+        }
+        val resolved = resolve(files, fs, columns, Some(name), delta = false)
+        if (resolved eq files) r else resolved
+      case None => r
+    }
+  }
+
+  private val IcebergScanOptions = Map("datetimeRebaseMode" -> "CORRECTED", "int96RebaseMode" -> "CORRECTED",
+    "ignoreCorruptFiles" -> "false", "ignoreMissingFiles" -> "false")
 
   private def tableLabel(fs: HadoopFsRelation, table: Option[String]): String =
     table.getOrElse(fs.location.rootPaths.map(_.toString).mkString(","))

@@ -181,6 +181,21 @@ object SparkInternals extends shims.VariantInternals {
   def withDataSchema(fs: HadoopFsRelation, dataSchema: StructType): HadoopFsRelation =
     fs.copy(dataSchema = dataSchema)(fs.sparkSession)
 
+  /**
+   * A relation over the files of `location`, unpartitioned, read by `fileFormat` as `dataSchema`,
+   * with `output` as its attributes (in the schema's order).
+   */
+  def fileRelation(
+      location: FileIndex,
+      dataSchema: StructType,
+      fileFormat: FileFormat,
+      options: Map[String, String],
+      session: org.apache.spark.sql.SparkSession,
+      output: Seq[AttributeReference]): LogicalRelation = {
+    val fs = HadoopFsRelation(location, new StructType(), dataSchema, None, fileFormat, options)(session)
+    LogicalRelation(fs, isStreaming = false).copy(output = output)
+  }
+
   /** `fs` over other files, schema, format and buckets, in `session`. */
   def withFiles(
       fs: HadoopFsRelation,
