@@ -7,7 +7,7 @@
 from .explain import explain_read_schema, format_report
 from .jar import EXTENSION_CLASS, build_jar
 from .session import configure, connect_server_confs, extension_confs
-from .shredding import infer_shredding_schema, shred, shred_column, write_shredded
+from .shredding import infer_shredding_schema, shred, shred_column, shredded_leaf, write_shredded
 
 __all__ = [
     "EXTENSION_CLASS",
@@ -20,5 +20,6 @@ __all__ = [
     "infer_shredding_schema",
     "shred",
     "shred_column",
+    "shredded_leaf",
     "write_shredded",
 ]

@@ -15,6 +15,7 @@ from types import ModuleType
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions
+from pyspark.sql.types import ArrayType, MapType, StructType, VariantType
 
 from .loaded import require_extension
 
@@ -66,12 +67,74 @@ def shred_column(col: Column, schema: str, layout: str = "draft") -> Column:
 
 
 def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: str = "spec",
-                   mode: str = "errorifexists", **options: str) -> None:
+                   mode: str = "errorifexists", *, bloom_filters: dict[str, list[str]] | None = None,
+                   bloom_ndv: int | None = None, sort_by: list[str] | None = None,
+                   **options: str) -> None:
     """Write ``df`` as Parquet to ``path`` with each VARIANT column of ``shredding`` (column ->
-    schema) shredded in ``layout``; the one-call form of ``shred(...)`` then ``.write.parquet``."""
+    schema) shredded in ``layout``; the one-call form of ``shred(...)`` then ``.write.parquet``.
+
+    - ``bloom_filters``: column -> shredded paths (``{"v": ["did", "user.id"]}``) whose typed
+      leaf gets a Parquet bloom filter in every row group, through Parquet's own writer options
+      (``parquet.bloom.filter.enabled#<leaf>``). An equality or ``IN`` filter on such a path
+      skips row groups that do not hold the value, however the rows are ordered
+      (docs/variant-reads.md, "Skipping"). A path must be a primitive of the schema.
+    - ``bloom_ndv``: the distinct values a row group is expected to hold per bloom-filtered leaf
+      (``parquet.bloom.filter.expected.ndv#<leaf>``), which sizes each filter; without it,
+      Parquet's default size.
+    - ``sort_by``: SQL expressions (``"v:ts::timestamp"``, ``"rid"``) each file's rows are sorted
+      by before they are shredded, so row-group and page statistics of that path are narrow.
+
+    Parquet writes page indexes (column and offset indexes) for every column by default, which
+    the readers use to skip pages inside a row group; the options above leave them on.
+    """
+    extra = dict(options)
+    for column, paths in (bloom_filters or {}).items():
+        if column not in shredding:
+            raise ValueError(f"write_shredded: bloom_filters names column {column!r}, which is "
+                             f"not one of the shredded columns {sorted(shredding)}")
+        for dotted in paths:
+            leaf = shredded_leaf(column, _schema_type(df, shredding[column]), dotted, layout)
+            extra[f"parquet.bloom.filter.enabled#{leaf}"] = "true"
+            if bloom_ndv is not None:
+                extra[f"parquet.bloom.filter.expected.ndv#{leaf}"] = str(bloom_ndv)
+    if sort_by:
+        F = _functions(df)
+        df = df.sortWithinPartitions(*[F.expr(e) for e in sort_by])
     for column, schema in shredding.items():
         df = shred(df, column, schema, layout)
-    df.write.mode(mode).options(**options).parquet(path)
+    df.write.mode(mode).options(**extra).parquet(path)
+
+
+def _schema_type(df: DataFrame, schema: str) -> StructType:
+    """A shredding schema parsed by Spark itself (classic or Connect)."""
+    text = schema.strip()
+    return df.sparkSession.createDataFrame([], text if text.lower().startswith("struct<")
+                                           else f"struct<{text}>").schema
+
+
+def shredded_leaf(column: str, schema: StructType, path: str, layout: str = "spec") -> str:
+    """The Parquet column path of the typed leaf that holds ``path`` (``"user.id"``) of VARIANT
+    ``column`` shredded by ``schema`` (the shredding schema as a ``StructType``) in ``layout``:
+    ``v.typed_value.user.typed_value.id.typed_value`` (spec) or ``v.object.user.object.id.typed_value``
+    (draft). Fails, naming the path, where ``schema`` does not shred it as a primitive."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"shredded_leaf: layout must be one of {LAYOUTS}, not {layout!r}")
+    parts, node = [column], schema
+    names = path.split(".")
+    for i, name in enumerate(names):
+        if not isinstance(node, StructType):
+            raise ValueError(f"shredded_leaf: {'.'.join(names[:i])!r} of column {column!r} is "
+                             f"not an object in its shredding schema {schema.simpleString()}")
+        match = next((f for f in node.fields if f.name.lower() == name.lower()), None)
+        if match is None:
+            raise ValueError(f"shredded_leaf: path {path!r} of column {column!r} is not in its "
+                             f"shredding schema {schema.simpleString()}")
+        parts += ["typed_value", match.name] if layout == "spec" else ["object", match.name]
+        node = match.dataType
+    if isinstance(node, (StructType, ArrayType, MapType, VariantType)):
+        raise ValueError(f"shredded_leaf: path {path!r} of column {column!r} is not a primitive "
+                         f"in its shredding schema {schema.simpleString()}")
+    return ".".join(parts + ["typed_value"])
 
 
 # --- inference -----------------------------------------------------------------------------

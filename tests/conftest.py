@@ -33,7 +33,7 @@ PRUNING_SUBSET = frozenset({
 })
 VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
-    "test_spec_writer.py",
+    "test_bloom_skipping.py", "test_spec_writer.py",
 })
 VARIANT_EDGES = frozenset({
     "test_conflicting_files.py", "test_file_tolerance.py", "test_nested_variant.py",

@@ -149,7 +149,9 @@ object ExtConf {
   val VariantSkipping: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.variant.skipping.enabled", default = true, """
       Next to filters on shredded variant paths, add predicates on the typed/untyped leaves that let
-      Parquet skip row groups, only where that is safe.""")
+      Parquet skip row groups, only where that is safe, and read only the row groups those
+      predicates leave when statistics, dictionaries and bloom filters are judged together, leaf by
+      leaf.""")
 
   val PathReadsBeforeAggregates: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.variant.pathReadsBeforeAggregates.enabled", default = true, """
@@ -163,9 +165,9 @@ object ExtConf {
   val RowGroupMetrics: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.metrics.rowGroups.enabled", default = false, """
       Above each scan of shredded variant columns that pushes filters, a `RowGroupMetrics` node whose
-      SQL metrics count the row groups the scan read and skipped (judged on statistics; Parquet may
-      skip more with dictionaries). Shown in the Spark UI and by `explain_read_schema`. Off by default
-      because it reads each file split's footer once more.""")
+      SQL metrics count the row groups the scan read and skipped (judged on statistics, dictionaries
+      and bloom filters, as the scan reads them). Shown in the Spark UI and by `explain_read_schema`.
+      Off by default because it reads each file split's footer once more.""")
 
   val RowGroupMetricsAllScans: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.metrics.rowGroups.allScans", default = false, """

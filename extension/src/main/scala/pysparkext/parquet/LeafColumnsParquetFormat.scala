@@ -46,14 +46,23 @@ class LeafColumnsParquetFormat(delegate: ParquetFileFormat, val leaves: Seq[Leaf
     val unplanned = ListedFilesParquetFormat.unplanned(options)
     val variantGroupsAsStructs = VariantHalfShim.isVariantGroupsFormat(delegate) ||
       VariantHalfShim.readsVariantGroupsAsStructs(hadoopConf)
+    // The delegate's row-group selection too, around this reader (a split it falls back on is
+    // judged again there, and keeps all its row groups).
+    val selection = if (RowGroupSelection.selects(this)) Some(RowGroupSelection.Settings.current) else None
     (file: PartitionedFile) => {
-      if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, conf(), unplanned)
-      LeafColumnsReader.open(file, conf(), requiredSchema, partitionSchema, paths, filters, settings,
-          rebase, capacity, variantGroupsAsStructs) match {
-        case Some(reader) =>
-          Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
-          reader.asInstanceOf[Iterator[InternalRow]]
-        case None => readFile(file)
+      val c = conf()
+      if (checkListed) ListedFilesParquetFormat.checkUnchanged(file, c, unplanned)
+      def readSplit(split: PartitionedFile): Iterator[InternalRow] =
+        LeafColumnsReader.open(split, c, requiredSchema, partitionSchema, paths, filters, settings,
+            rebase, capacity, variantGroupsAsStructs) match {
+          case Some(reader) =>
+            Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => reader.close()))
+            reader.asInstanceOf[Iterator[InternalRow]]
+          case None => readFile(split)
+        }
+      selection match {
+        case Some(s) => RowGroupSelection.readKept(file, c, filters, s)(readSplit)
+        case None => readSplit(file)
       }
     }
   }

@@ -26,15 +26,25 @@ import org.apache.spark.sql.pysparkext.{DataError, HadoopConfShipping}
  * before it is read: the same failure goes to Spark's scan, which skips the file as it would
  * without the extension; a footer that can be read now fails the split instead (the plan does not
  * know how the file shreds), and Spark's scan skips that too under `ignoreCorruptFiles`.
+ *
+ * With variant skipping on, a split is read over only the row groups [[RowGroupSelection]] keeps,
+ * which judges the extension's disjunctive skip predicates on statistics, dictionaries and bloom
+ * filters together.
  */
 class ListedFilesParquetFormat extends WrappingParquetFormat {
   override protected def readerFor(request: ReaderRequest): PartitionedFile => Iterator[InternalRow] = {
     val read = innerReader(request)
     val conf = HadoopConfShipping.ship(request.session.sparkContext, request.hadoopConf)
     val unplanned = ListedFilesParquetFormat.unplanned(request.options)
+    val selection = if (RowGroupSelection.selects(this)) Some(RowGroupSelection.Settings.current) else None
+    val filters = request.filters
     (file: PartitionedFile) => {
-      ListedFilesParquetFormat.checkUnchanged(file, conf(), unplanned)
-      read(file)
+      val c = conf()
+      ListedFilesParquetFormat.checkUnchanged(file, c, unplanned)
+      selection match {
+        case Some(s) => RowGroupSelection.readKept(file, c, filters, s)(read)
+        case None => read(file)
+      }
     }
   }
 

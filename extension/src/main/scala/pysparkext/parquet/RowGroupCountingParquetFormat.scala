@@ -12,9 +12,12 @@ import org.apache.spark.sql.pysparkext.HadoopConfShipping
  * to two SQL metrics that [[RowGroupMetricsExec]] shows above the scan.
  *
  * Counting reads the split's footer once more (no column data, but a wide file's footer is
- * large: see [[InsertRowGroupMetrics]] for what that costs). It judges
- * statistics exactly as Parquet's reader does; Parquet may skip more row groups using
- * dictionaries, so "read" is an upper bound on what the reader decodes.
+ * large: see [[InsertRowGroupMetrics]] for what that costs). Over a format that reads only the
+ * row groups [[RowGroupSelection]] keeps (shredded variant scans), it counts what that selection
+ * keeps, on statistics, dictionaries and bloom filters (reading those of the split once more).
+ * Elsewhere it judges statistics exactly as Parquet's reader does; Parquet may skip more row
+ * groups using dictionaries and bloom filters, so "read" is an upper bound on what the reader
+ * decodes.
  */
 class RowGroupCountingParquetFormat(
     delegate: ParquetFileFormat,
@@ -25,11 +28,14 @@ class RowGroupCountingParquetFormat(
     val readFile = innerReader(request)
     val filters = request.filters
     val settings = RowGroups.FilterSettings.current
+    val selection = if (RowGroupSelection.selects(delegate)) Some(RowGroupSelection.Settings.current) else None
     val conf = HadoopConfShipping.ship(request.session.sparkContext, request.hadoopConf)
     val (read, skipped) = (rowGroupsRead, rowGroupsSkipped)
     (file: PartitionedFile) => {
       val c = conf()
-      val (total, kept) = RowGroups.keptIn(ParquetFooters.readSplit(file, c), filters, settings)
+      val judged = selection.flatMap(s => RowGroupSelection.judge(file, c, filters, s, always = true))
+      val (total, kept) = judged.map(j => (j.size, j.count(_._2))).getOrElse(
+        RowGroups.keptIn(ParquetFooters.readSplit(file, c), filters, settings))
       read.add(kept.toLong)
       skipped.add((total - kept).toLong)
       readFile(file)
