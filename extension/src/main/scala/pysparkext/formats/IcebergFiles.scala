@@ -13,7 +13,8 @@ import org.apache.parquet.schema.Type.Repetition
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.SupportsRead
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, VariantType}
+import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import pysparkext.parquet.{FileVersion, FooterSchemas, ParquetFooters}
 
@@ -187,7 +188,7 @@ object IcebergFiles {
    * is checked by the variant rules, which read its layout.
    */
   private def sameType(declared: DataType, stored: DataType): Boolean = (declared, stored) match {
-    case (VariantType, _) => true
+    case (v, _) if VariantHalfShim.isVariantType(v) => true
     case (d: StructType, s: StructType) => d.fields.forall(f =>
       s.fields.find(_.name == f.name).exists(g => sameType(f.dataType, g.dataType)))
     case (ArrayType(d, _), ArrayType(s, _)) => sameType(d, s)
