@@ -15,8 +15,9 @@ from types import ModuleType
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions
-from pyspark.sql.types import ArrayType, MapType, StructType, VariantType
+from pyspark.sql.types import ArrayType, MapType, StructType
 
+from ._variant_types import VARIANT_TYPES
 from .loaded import require_extension
 
 
@@ -131,7 +132,7 @@ def shredded_leaf(column: str, schema: StructType, path: str, layout: str = "spe
                              f"shredding schema {schema.simpleString()}")
         parts += ["typed_value", match.name] if layout == "spec" else ["object", match.name]
         node = match.dataType
-    if isinstance(node, (StructType, ArrayType, MapType, VariantType)):
+    if isinstance(node, (StructType, ArrayType, MapType, *VARIANT_TYPES)):
         raise ValueError(f"shredded_leaf: path {path!r} of column {column!r} is not a primitive "
                          f"in its shredding schema {schema.simpleString()}")
     return ".".join(parts + ["typed_value"])
