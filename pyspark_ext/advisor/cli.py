@@ -123,23 +123,27 @@ def _recommend(args: argparse.Namespace, analysis: WorkloadAnalysis, doc: dict[s
     doc["shredding_schema"] = recommendation.schema
     doc["spec_shredding_schema"] = recommendation.spec_schema
     doc["report"] = recommendation.report
+    doc["bloom_filters"] = recommendation.bloom_filters
+    doc["sort_by"] = recommendation.sort_by
     if args.write:
-        _write(sample, args.column, recommendation.schema, recommendation.spec_schema,
-               args.layout, args.write)
+        _write(sample, args.column, recommendation, args.layout, args.write)
         doc["written"] = {"path": args.write, "layout": args.layout}
     return recommendation
 
 
-def _write(sample: Any, column: str, draft: str, spec: str, layout: str, out: str) -> None:
-    if not draft:
+def _write(sample: Any, column: str, recommendation: Any, layout: str, out: str) -> None:
+    if not recommendation.schema:
         raise AdviseError("nothing to shred: no variant path of the workload has scalar values in the sample")
     from ..loaded import require_extension
-    from ..shredding import shred
+    from ..shredding import write_shredded
     require_extension(sample.sparkSession, "advise --write")
     # draft: the column becomes its draft-layout struct; spec: the project's spec-layout writer
-    # writes Parquet's metadata/value/typed_value with exactly this schema in every file.
-    shred(sample, column, draft if layout == "draft" else spec, layout=layout) \
-        .write.mode("errorifexists").parquet(out)
+    # writes Parquet's metadata/value/typed_value with exactly this schema in every file. Bloom
+    # filters and the sort are Parquet's and Spark's own (write_shredded).
+    schema = recommendation.schema if layout == "draft" else recommendation.spec_schema
+    write_shredded(sample, out, {column: schema}, layout=layout, mode="errorifexists",
+                   bloom_filters={column: recommendation.bloom_filters} if recommendation.bloom_filters else None,
+                   sort_by=recommendation.sort_by or None)
 
 
 def _print_text(doc: dict[str, Any], recommendation: Any) -> None:
@@ -160,3 +164,8 @@ def _print_text(doc: dict[str, Any], recommendation: Any) -> None:
         print(f"shredding schema (draft layout, pyspark_ext.shred): {recommendation.schema}")
         print(f"shredding schema (spec layout): {recommendation.spec_schema}")
         print(recommendation.format_report())
+        print(f"bloom filters (write_shredded bloom_filters): {', '.join(recommendation.bloom_filters) or 'none'}")
+        print(f"sort within files by (write_shredded sort_by): {', '.join(recommendation.sort_by) or 'none'}")
+        for row in recommendation.report:
+            if row.get("write_cost"):
+                print(f"  {row['path']}: {row['write_cost']}")

@@ -249,6 +249,8 @@ class VariantPath:
 class QueryNeeds:
     leaves: dict[str, set[Path]] = field(default_factory=dict)
     variant_paths: list[VariantPath] = field(default_factory=list)
+    #: variant paths compared with constants in a filter, with the kind (see ``filter_kind``)
+    variant_filters: list[tuple[VariantPath, str]] = field(default_factory=list)
 
     presence: dict[str, set[tuple[Path, Path]]] = field(default_factory=dict)
 
@@ -519,23 +521,62 @@ def _json_path(node: exp.JSONPath) -> str:
     return out
 
 
-def _variant_use(col: exp.Column, top: exp.Expression) -> tuple[str, str]:
-    """(path, type) of a variant column's use at ``top``: a path read, a cast, or the whole value."""
+def _variant_use(col: exp.Column, top: exp.Expression) -> tuple[str, str, exp.Expression]:
+    """(path, type, node) of a variant column's use at ``top``: a path read, a cast, or the whole
+    value; ``node`` is the expression whose value that is (the cast or getter call)."""
     parent = top.parent
     if isinstance(parent, exp.JSONExtract) and parent.this is top and parent.args.get("variant_extract"):
         path = _json_path(parent.expression)
         cast = parent.parent
-        typ = cast.to.sql("spark").lower() if isinstance(cast, exp.Cast) else "variant"
-        return path, typ
+        if isinstance(cast, exp.Cast):
+            return path, cast.to.sql("spark").lower(), cast
+        return path, "variant", parent
     if isinstance(parent, exp.Anonymous) and parent.name.lower() in VARIANT_GETTERS \
             and parent.expressions and parent.expressions[0] is top:
         args = parent.expressions
         if len(args) >= 2 and isinstance(args[1], exp.Literal) and args[1].is_string:
             typ = args[2].name.lower() if len(args) > 2 and isinstance(args[2], exp.Literal) else "variant"
-            return args[1].name, typ
+            return args[1].name, typ, parent
     if isinstance(parent, exp.Cast) and parent.this is top:
-        return "$", parent.to.sql("spark").lower()
-    return "$", "variant"
+        return "$", parent.to.sql("spark").lower(), parent
+    return "$", "variant", top
+
+
+def _constant(node: exp.Expression) -> bool:
+    """A literal, a negated one, or a typed one (``DATE '2024-01-01'``)."""
+    return isinstance(node, (exp.Literal, exp.Boolean)) or (
+        isinstance(node, (exp.Neg, exp.Cast)) and isinstance(node.this, exp.Literal))
+
+
+def filter_kind(use: exp.Expression) -> str | None:
+    """``"equality"`` where ``use`` is compared with constants by ``=``, ``<=>`` or ``IN``, and
+    ``"range"`` by ``<``, ``<=``, ``>``, ``>=`` or ``BETWEEN``, in a conjunction or disjunction of a
+    WHERE, HAVING or join condition: the predicates Parquet can skip row groups and pages by
+    (bloom filters and dictionaries for equality, statistics of sorted data for ranges). None
+    otherwise (a projection, a negation, a comparison with another column)."""
+    while isinstance(use.parent, exp.Paren):
+        use = use.parent
+    cmp = use.parent
+    kind = None
+    if isinstance(cmp, (exp.EQ, exp.NullSafeEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        other = cmp.expression if cmp.this is use else cmp.this
+        if _constant(other):
+            kind = "equality" if isinstance(cmp, (exp.EQ, exp.NullSafeEQ)) else "range"
+    elif isinstance(cmp, exp.In) and cmp.this is use and cmp.expressions \
+            and all(_constant(e) for e in cmp.expressions):
+        kind = "equality"
+    elif isinstance(cmp, exp.Between) and cmp.this is use \
+            and _constant(cmp.args["low"]) and _constant(cmp.args["high"]):
+        kind = "range"
+    if kind is None:
+        return None
+    node = cmp
+    while isinstance(node.parent, (exp.And, exp.Or, exp.Paren)):
+        node = node.parent
+    holder = node.parent
+    if isinstance(holder, (exp.Where, exp.Having)) or (isinstance(holder, exp.Join) and node.arg_key == "on"):
+        return kind
+    return None
 
 
 def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> QueryNeeds:
@@ -588,9 +629,12 @@ def query_needs(sql: str | exp.Expression, tables: dict[str, StructType]) -> Que
                 continue
             for table, path, typ in resolver.column(scope, col, presence=_presence_only(top)):
                 if isinstance(typ, VARIANT_TYPES):
-                    vpath, vtype = _variant_use(col, top)
-                    resolver.needs.variant_paths.append(
-                        VariantPath(table, ".".join(path), vpath, vtype))
+                    vpath, vtype, use = _variant_use(col, top)
+                    vp = VariantPath(table, ".".join(path), vpath, vtype)
+                    resolver.needs.variant_paths.append(vp)
+                    kind = filter_kind(use)
+                    if kind is not None:
+                        resolver.needs.variant_filters.append((vp, kind))
     resolver.needs.settle_presence()
     return resolver.needs
 

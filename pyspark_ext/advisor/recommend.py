@@ -2,7 +2,12 @@
 the bytes a path's values take in a sample, within ``max_leaves`` and ``max_depth``. Each path's
 ``typed_value`` type comes from the sample's types, by the draft layout's rules (integers and decimals are
 one number type, the widest exact type wins); the report estimates the share of rows that would
-still fall back to the residual."""
+still fall back to the residual.
+
+It also says how to write the chosen leaves for the workload's filters (docs/variant-reads.md,
+"Skipping"): a Parquet bloom filter on a leaf compared by ``=`` or ``IN`` whose values are too many
+for Parquet's dictionary filter to help, and a sort within files by the leaf most often filtered by
+range, with what each costs."""
 from __future__ import annotations
 
 import re
@@ -27,6 +32,18 @@ class PathStats:
     types: Counter[str] = field(default_factory=Counter)
     rows: int = 0
     json_bytes: int = 0
+    distinct: int = 0  # approximate distinct values, all types together
+
+
+#: Bits a Parquet bloom filter spends per distinct value at its default 1% false-positive rate
+#: (-ln 0.01 / ln(2)^2, the optimal size Parquet's writer picks from the expected count).
+BLOOM_BITS_PER_VALUE = 9.6
+#: Below this many distinct values in the sample, a leaf's row groups are dictionary-encoded and
+#: Parquet's dictionary filter already skips on equality: a bloom filter would add bytes only.
+BLOOM_MIN_DISTINCT = 1000
+#: ...nor when the distinct values are under this share of the values present (a few values repeat).
+BLOOM_MIN_DISTINCT_SHARE = 0.01
+_NO_BLOOM = {"boolean"}  # two values: the dictionary or the statistics already decide
 
 
 @dataclass
@@ -34,9 +51,14 @@ class Recommendation:
     schema: str                  # draft-layout DDL, for pyspark_ext.shred
     spec_schema: str             # the same as struct<...>, Spark's spec-layout shredding schema
     report: list[dict[str, object]]
+    #: dotted paths whose shredded leaf gets a bloom filter (``write_shredded(bloom_filters=...)``)
+    bloom_filters: list[str] = field(default_factory=list)
+    #: SQL expressions each file is sorted by before it is written (``write_shredded(sort_by=...)``)
+    sort_by: list[str] = field(default_factory=list)
 
     def format_report(self) -> str:
-        cols = ["path", "type", "frequency", "avg_bytes", "present", "residual", "score", "shred", "reason"]
+        cols = ["path", "type", "frequency", "avg_bytes", "present", "residual", "score", "shred",
+                "filters", "distinct", "write", "reason"]
         rows = [[_cell(r.get(c, "")) for c in cols] for r in self.report]
         widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
         line = lambda cells: "  ".join(x.ljust(w) for x, w in zip(cells, widths))  # noqa: E731
@@ -90,12 +112,14 @@ def widest_type(types: Counter[str]) -> tuple[str | None, int]:
 def sample_stats(sample_df: DataFrame, column: str, paths: list[str]) -> dict[str, PathStats]:
     """One Spark job: per candidate path, rows per ``schema_of_variant`` type and JSON bytes."""
     from pyspark.sql import functions as F
-    entries = [F.struct(F.lit(p).alias("p"),
-                        F.schema_of_variant(F.try_variant_get(F.col(column), F.lit(p), "variant")).alias("t"),
-                        F.length(F.to_json(F.try_variant_get(F.col(column), F.lit(p), "variant"))).alias("n"))
+    def value(p: str):  # noqa: ANN202 - a Column
+        return F.try_variant_get(F.col(column), F.lit(p), "variant")
+    entries = [F.struct(F.lit(p).alias("p"), F.schema_of_variant(value(p)).alias("t"),
+                        F.to_json(value(p)).alias("j"))
                for p in paths]
     rows = (sample_df.select(F.explode(F.array(*entries)).alias("e"))
-            .groupBy("e.p", "e.t").agg(F.count(F.lit(1)).alias("rows"), F.sum("e.n").alias("bytes"))
+            .groupBy("e.p", "e.t").agg(F.count(F.lit(1)).alias("rows"), F.sum(F.length("e.j")).alias("bytes"),
+                                       F.approx_count_distinct("e.j").alias("distinct"))
             .collect())
     stats: dict[str, PathStats] = defaultdict(PathStats)
     for r in rows:
@@ -104,6 +128,7 @@ def sample_stats(sample_df: DataFrame, column: str, paths: list[str]) -> dict[st
         if r["t"] is not None and r["t"] != "VOID":
             s.types[r["t"]] += r["rows"]
             s.json_bytes += r["bytes"] or 0
+            s.distinct += r["distinct"] or 0
     return stats
 
 
@@ -113,6 +138,15 @@ def _candidates(analysis: WorkloadAnalysis, column: str, table: str | None) -> C
         if vp.column.lower() == column.lower() and (table is None or vp.table.lower() == table.lower()):
             freq[vp.path] += n
     return freq
+
+
+def _filters(analysis: WorkloadAnalysis, column: str, table: str | None) -> dict[str, Counter[str]]:
+    """Per path of ``column``: how often the workload filters it by equality and by range."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for (vp, kind), n in analysis.variant_filters.items():
+        if vp.column.lower() == column.lower() and (table is None or vp.table.lower() == table.lower()):
+            out[vp.path][kind] += n
+    return out
 
 
 def choose(freq: Counter[str], stats: dict[str, PathStats], max_leaves: int,
@@ -153,6 +187,60 @@ def choose(freq: Counter[str], stats: dict[str, PathStats], max_leaves: int,
         chosen.append((segments, str(row["type"])))  # type: ignore[arg-type]
         row["shred"] = True
     return chosen, report
+
+
+def write_choices(report: list[dict[str, object]], filters: dict[str, Counter[str]],
+                  stats: dict[str, PathStats], column: str) -> tuple[list[str], list[str]]:
+    """Bloom-filtered paths and sort expressions for the shredded rows of ``report``, from the
+    workload's ``filters``; fills each row's ``filters``, ``distinct``, ``write`` and ``write_cost``.
+
+    A bloom filter goes on a leaf filtered by ``=`` or ``IN`` whose sample holds at least
+    ``BLOOM_MIN_DISTINCT`` distinct values, and at least ``BLOOM_MIN_DISTINCT_SHARE`` of its values:
+    fewer, and Parquet's dictionary encodes the leaf and its dictionary filter already skips. Files
+    are sorted by the one leaf most often filtered by range, so each row group's statistics cover a
+    narrow range; a second range path would be sorted only within ties of the first, so only one is
+    recommended. A path through an array is neither (its elements share one leaf)."""
+    blooms: list[str] = []
+    ranged: list[tuple[int, str, str]] = []
+    for row in report:
+        path = str(row["path"])
+        kinds = filters.get(path, Counter())
+        s = stats.get(path, PathStats())
+        present = sum(s.types.values())
+        row["filters"] = ", ".join(f"{k} {kinds[k]}" for k in ("equality", "range") if kinds[k]) or "-"
+        row["distinct"] = s.distinct
+        row["write"] = "-"
+        segments = parse_json_path(path)
+        if not row["shred"] or not segments or any(isinstance(x, int) for x in segments):
+            continue
+        dotted = ".".join(str(x) for x in segments)
+        if kinds["equality"] and row["type"] not in _NO_BLOOM:
+            if s.distinct >= BLOOM_MIN_DISTINCT and s.distinct >= BLOOM_MIN_DISTINCT_SHARE * present:
+                blooms.append(dotted)
+                row["write"] = "bloom filter"
+                # at most one bloom bit pattern per distinct value of a row group
+                per_value = BLOOM_BITS_PER_VALUE / 8
+                avg = float(row["avg_bytes"]) or 1.0  # type: ignore[arg-type]
+                row["write_cost"] = (f"up to {per_value:.1f} bytes per distinct value in each row group "
+                                     f"(values here average {avg:.0f} bytes: at most "
+                                     f"{min(100.0, 100 * per_value / avg):.0f}% more for this leaf); the "
+                                     f"writer hashes every value once")
+            else:
+                row["write_cost"] = (f"no bloom filter: {s.distinct} distinct values in the sample, "
+                                     f"which Parquet's dictionary filter already skips by")
+        if kinds["range"]:
+            ranged.append((kinds["range"], dotted, f"try_variant_get({_quote(column)}, '{path}', '{row['type']}')"))
+    sort_by: list[str] = []
+    if ranged:
+        _, dotted, expression = sorted(ranged, key=lambda r: (-r[0], r[1]))[0]
+        sort_by.append(expression)
+        for row in report:
+            if row["shred"] and ".".join(str(x) for x in parse_json_path(str(row["path"])) or []) == dotted:
+                row["write"] = "sort" if row["write"] == "-" else f"{row['write']}, sort"
+                row["write_cost"] = "; ".join(str(c) for c in (
+                    row.get("write_cost") if row["write"] != "sort" else None,
+                    "sorting: one sort of each file's rows before it is written") if c)
+    return blooms, sort_by
 
 
 def _merge_elements(freq: Counter[str], stats: dict[str, PathStats]) -> Counter[str]:
@@ -210,6 +298,7 @@ def recommend_shredding(analysis: WorkloadAnalysis, sample_df: DataFrame, column
     freq = _candidates(analysis, column, table)
     stats = sample_stats(sample_df.limit(sample_rows), column, sorted(freq)) if freq else {}
     chosen, report = choose(freq, stats, max_leaves, max_depth)
+    blooms, sort_by = write_choices(report, _filters(analysis, column, table), stats, column)
     schema = render(chosen)
     spec = "struct<" + ", ".join(p.replace(" ", ": ", 1) for p in top_level_fields(schema)) + ">" if schema else ""
-    return Recommendation(schema, spec, report)
+    return Recommendation(schema, spec, report, blooms, sort_by)

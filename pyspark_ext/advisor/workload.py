@@ -43,6 +43,8 @@ class WorkloadAnalysis:
     """Per table, how often (queries times their counts) each nested path and variant path is needed."""
     leaves: dict[str, Counter[Path]] = field(default_factory=dict)
     variant_paths: Counter[VariantPath] = field(default_factory=Counter)
+    #: how often each variant path is filtered by equality (``=``, ``IN``) or by range
+    variant_filters: Counter[tuple[VariantPath, str]] = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
     queries: int = 0      # queries read
     weight: int = 0       # their counts summed (analysed ones only)
@@ -215,4 +217,6 @@ def analyze_workload(queries: str | Iterable[str] | Iterable[Query], tables: Tab
                 counter[path] += query.count
         for vp in set(needs.variant_paths):
             analysis.variant_paths[vp] += query.count
+        for filtered in set(needs.variant_filters):
+            analysis.variant_filters[filtered] += query.count
     return analysis

@@ -1,0 +1,173 @@
+"""The advisor's write choices for skipping (docs/variant-reads.md, "Skipping"): which filters of
+the workload are equality and range filters, which shredded leaves get bloom filters and which
+one files are sorted by, and, end to end, that ``advise --write`` writes files in which the
+workload's equality filter reads fewer row groups than in the same sample shredded without them."""
+from __future__ import annotations
+
+import io
+import json
+import random
+from collections import Counter
+from contextlib import redirect_stdout
+
+import pytest
+
+import pyspark_ext
+from pyspark_ext.__main__ import main
+from pyspark_ext.advisor import analyze_workload
+from pyspark_ext.advisor.recommend import PathStats, choose, write_choices
+from pyspark_ext.advisor.recommend import _filters as filters_of
+from tests.support.differential import confs
+
+TABLES = {"t": "id BIGINT, v VARIANT, w VARIANT"}
+
+
+def kinds(*queries: str) -> Counter:
+    analysis = analyze_workload(list(queries), TABLES)
+    assert analysis.failures == []
+    return Counter({(vp.path, kind): n for (vp, kind), n in analysis.variant_filters.items()})
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("SELECT id FROM t WHERE v:did::string = 'x'", {("$.did", "equality")}),
+    ("SELECT id FROM t WHERE 'x' <=> v:did::string", {("$.did", "equality")}),
+    ("SELECT id FROM t WHERE variant_get(v, '$.k', 'string') IN ('a', 'b')", {("$.k", "equality")}),
+    ("SELECT id FROM t WHERE try_variant_get(v, '$.n', 'int') > 3", {("$.n", "range")}),
+    ("SELECT id FROM t WHERE v:ts::bigint BETWEEN 1 AND 5 AND id > 0", {("$.ts", "range")}),
+    ("SELECT id FROM t WHERE (v:n::int < -1 OR v:did::string = 'x')", {("$.n", "range"), ("$.did", "equality")}),
+    ("SELECT v:k::string, count(*) FROM t GROUP BY 1 HAVING v:k::string = 'a'", {("$.k", "equality")}),
+    ("SELECT a.id FROM t a JOIN t b ON a.id = b.id AND b.v:k::string = 'a'", {("$.k", "equality")}),
+    ("SELECT v:did::string = 'x' FROM t", set()),
+    ("SELECT id FROM t WHERE NOT (v:did::string = 'x')", set()),
+    ("SELECT id FROM t WHERE v:did::string = w:did::string", set()),
+    ("SELECT id FROM t WHERE v:did::string LIKE 'x%'", set()),
+])
+def test_filter_kinds(query, expected):
+    assert set(kinds(query)) == expected
+
+
+def test_filters_are_weighted_by_query_count():
+    assert kinds(*["SELECT id FROM t WHERE v:did::string = 'x'"] * 3) == Counter({("$.did", "equality"): 3})
+
+
+def _choices(queries: list[str], stats: dict[str, PathStats], max_leaves: int = 32):
+    analysis = analyze_workload(queries, TABLES)
+    freq = Counter()
+    for vp, n in analysis.variant_paths.items():
+        if vp.column == "v":
+            freq[vp.path] += n
+    _, report = choose(freq, stats, max_leaves, 4)
+    blooms, sort_by = write_choices(report, filters_of(analysis, "v", None), stats, "v")
+    return blooms, sort_by, {r["path"]: r for r in report}
+
+
+def _stats(distinct: int, typ: str = "STRING", rows: int = 10_000, avg: int = 20) -> PathStats:
+    return PathStats(Counter({typ: rows}), rows, rows * avg, distinct)
+
+
+def test_bloom_filters_go_on_high_cardinality_equality_leaves_only():
+    blooms, _, report = _choices(
+        ["SELECT id FROM t WHERE v:did::string = 'x'", "SELECT id FROM t WHERE v:kind::string IN ('a')",
+         "SELECT id FROM t WHERE v:on::boolean = true", "SELECT v:name::string FROM t"],
+        {"$.did": _stats(9_500), "$.kind": _stats(12), "$.on": _stats(2, "BOOLEAN"),
+         "$.name": _stats(9_000)})
+    assert blooms == ["did"]
+    assert report["$.did"]["write"] == "bloom filter"
+    assert "20 bytes" in report["$.did"]["write_cost"] and "6%" in report["$.did"]["write_cost"]
+    assert report["$.kind"]["write"] == "-" and "dictionary" in report["$.kind"]["write_cost"]
+    assert report["$.name"]["write"] == "-"  # read, never filtered
+
+
+def test_a_leaf_that_is_not_shredded_gets_no_bloom_filter():
+    blooms, _, report = _choices(
+        ["SELECT id FROM t WHERE v:did::string = 'x'", "SELECT v:a::bigint, v:b::bigint FROM t",
+         "SELECT v:a::bigint, v:b::bigint FROM t"],
+        {"$.did": _stats(9_500, avg=2), "$.a": _stats(10, "BIGINT"), "$.b": _stats(10, "BIGINT")},
+        max_leaves=2)
+    assert report["$.did"]["shred"] is False
+    assert blooms == []
+
+
+def test_files_are_sorted_by_the_leaf_most_often_filtered_by_range():
+    _, sort_by, report = _choices(
+        ["SELECT id FROM t WHERE v:ts::bigint > 5"] * 3 + ["SELECT id FROM t WHERE v:n::int < 2"],
+        {"$.ts": _stats(9_000, "BIGINT"), "$.n": _stats(50, "INT")})
+    assert sort_by == ["try_variant_get(v, '$.ts', 'bigint')"]
+    assert report["$.ts"]["write"] == "sort" and report["$.n"]["write"] == "-"
+
+
+def test_paths_through_arrays_get_neither():
+    blooms, sort_by, _ = _choices(
+        ["SELECT id FROM t WHERE v:items[0].sku::string = 'x' AND v:items[0].ts::bigint > 3"],
+        {"$.items[0].sku": _stats(9_000), "$.items[0].ts": _stats(9_000, "BIGINT")})
+    assert blooms == [] and sort_by == []
+
+
+ROWS, GROUP = 4000, 200
+
+
+@pytest.fixture(scope="module")
+def workload_and_sample(spark, tmp_path_factory):
+    """Unsorted events (random ``did``, ``ts`` in shuffled order) and a workload that looks up
+    one ``did`` and a range of ``ts``."""
+    base = tmp_path_factory.mktemp("advise_write")
+    rnd = random.Random(7)
+    order = list(range(ROWS))
+    rnd.shuffle(order)
+    texts = [json.dumps({"did": f"did:{rnd.randrange(10 ** 9):09d}", "ts": ts, "kind": f"k{ts % 4}"})
+             for ts in order]
+    sample = str(base / "sample")
+    spark.createDataFrame(list(enumerate(texts)), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v").coalesce(1).write.parquet(sample)
+    target = json.loads(texts[1234])["did"]
+    queries = base / "workload.sql"
+    queries.write_text(f"SELECT id FROM t WHERE v:did::string = '{target}';\n"
+                       f"SELECT id FROM t WHERE v:did::string IN ('did:1', 'did:2');\n"
+                       f"SELECT count(*) FROM t WHERE v:ts::bigint BETWEEN 100 AND 150;\n"
+                       f"SELECT v:kind::string, count(*) FROM t GROUP BY 1;\n")
+    return base, sample, str(queries), target
+
+
+def _advise(spark, base, sample, queries, out, layout):
+    buffer = io.StringIO()
+    sizes = {"parquet.block.row.count.limit": str(GROUP), "parquet.bloom.filter.max.bytes": "4096"}
+    with confs(spark, sizes), redirect_stdout(buffer):
+        code = main(["advise", "--queries", queries, "--table", "t=id BIGINT, v VARIANT",
+                     "--sample", sample, "--column", "v", "--layout", layout, "--format", "json",
+                     "--write", out])
+    assert code == 0
+    return json.loads(buffer.getvalue())
+
+
+@pytest.mark.parametrize("layout", ["draft", "spec"])
+def test_advise_write_skips_row_groups_for_the_workloads_filters(spark, workload_and_sample, layout):
+    base, sample, queries, target = workload_and_sample
+    out = str(base / f"advised_{layout}")
+    doc = _advise(spark, base, sample, queries, out, layout)
+    assert doc["bloom_filters"] == ["did"]
+    assert doc["sort_by"] == ["try_variant_get(v, '$.ts', 'bigint')"]
+    assert doc["written"] == {"path": out, "layout": layout}
+    # the same sample and schema, written without the advisor's write choices
+    plain = str(base / f"plain_{layout}")
+    schema = doc["shredding_schema"] if layout == "draft" else doc["spec_shredding_schema"]
+    with confs(spark, {"parquet.block.row.count.limit": str(GROUP)}):
+        pyspark_ext.write_shredded(spark.read.parquet(sample), plain, {"v": schema}, layout)
+    read = {}
+    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
+        for name, path in (("advised", out), ("plain", plain)):
+            for kind, where in (("lookup", f"v:did::string = '{target}'"),
+                                ("range", "v:ts::bigint BETWEEN 100 AND 150")):
+                sql = f"SELECT id, v:ts::bigint AS ts FROM parquet.`{path}` WHERE {where}"
+                df = spark.sql(sql)
+                rows = sorted(df.collect())
+                scans = pyspark_ext.explain_read_schema(df)
+                read[name, kind] = (sum(s["row_groups_read_metric"] for s in scans),
+                                    sum(s["row_groups"] for s in scans))
+                with confs(spark, {"spark.pyspark_ext.enabled": "false"}):
+                    assert sorted(spark.sql(sql).collect()) == rows
+                assert len(rows) == (1 if kind == "lookup" else 51)
+    groups = ROWS // GROUP
+    assert read["plain", "lookup"] == (groups, groups)
+    assert read["plain", "range"] == (groups, groups)  # unsorted ts: every row group spans it
+    assert read["advised", "lookup"] == (1, groups)
+    assert read["advised", "range"][0] <= 2
