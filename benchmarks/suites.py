@@ -30,6 +30,7 @@ SUITES: dict[str, tuple[str, str]] = {
     "peers": ("peers", "DuckDB against Spark on DuckDB's files"),
     "write": ("write_speed", "what shredding costs a VARIANT write"),
     "advisor": ("advisor_schema", "the advisor's shredding schema against the alternatives"),
+    "skipping": ("skipping", "bloom filters and clustering on unsorted variant events"),
 }
 
 #: command -> (module under benchmarks/ with main(argv), what it does)
