@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame
 
+from .paths import VariantPath
 from .workload import WorkloadAnalysis, top_level_fields
 
 Segment = str | int  # an object field, or an array element (any index: shredding covers all)
@@ -132,10 +133,15 @@ def sample_stats(sample_df: DataFrame, column: str, paths: list[str]) -> dict[st
     return stats
 
 
+def _of(vp: VariantPath, column: str, table: str | None) -> bool:
+    """Whether ``vp`` is a path of ``column`` (of ``table``, or of any table), as Spark matches names."""
+    return vp.column.lower() == column.lower() and (table is None or vp.table.lower() == table.lower())
+
+
 def _candidates(analysis: WorkloadAnalysis, column: str, table: str | None) -> Counter[str]:
     freq: Counter[str] = Counter()
     for vp, n in analysis.variant_paths.items():
-        if vp.column.lower() == column.lower() and (table is None or vp.table.lower() == table.lower()):
+        if _of(vp, column, table):
             freq[vp.path] += n
     return freq
 
@@ -144,7 +150,7 @@ def _filters(analysis: WorkloadAnalysis, column: str, table: str | None) -> dict
     """Per path of ``column``: how often the workload filters it by equality and by range."""
     out: dict[str, Counter[str]] = defaultdict(Counter)
     for (vp, kind), n in analysis.variant_filters.items():
-        if vp.column.lower() == column.lower() and (table is None or vp.table.lower() == table.lower()):
+        if _of(vp, column, table):
             out[vp.path][kind] += n
     return out
 
@@ -201,7 +207,7 @@ def write_choices(report: list[dict[str, object]], filters: dict[str, Counter[st
     narrow range; a second range path would be sorted only within ties of the first, so only one is
     recommended. A path through an array is neither (its elements share one leaf)."""
     blooms: list[str] = []
-    ranged: list[tuple[int, str, str]] = []
+    ranged: list[tuple[int, str, dict[str, object]]] = []  # (range filters, dotted path, report row)
     for row in report:
         path = str(row["path"])
         kinds = filters.get(path, Counter())
@@ -229,18 +235,16 @@ def write_choices(report: list[dict[str, object]], filters: dict[str, Counter[st
                 row["write_cost"] = (f"no bloom filter: {s.distinct} distinct values in the sample, "
                                      f"which Parquet's dictionary filter already skips by")
         if kinds["range"]:
-            ranged.append((kinds["range"], dotted, f"try_variant_get({_quote(column)}, '{path}', '{row['type']}')"))
-    sort_by: list[str] = []
-    if ranged:
-        _, dotted, expression = sorted(ranged, key=lambda r: (-r[0], r[1]))[0]
-        sort_by.append(expression)
-        for row in report:
-            if row["shred"] and ".".join(str(x) for x in parse_json_path(str(row["path"])) or []) == dotted:
-                row["write"] = "sort" if row["write"] == "-" else f"{row['write']}, sort"
-                row["write_cost"] = "; ".join(str(c) for c in (
-                    row.get("write_cost") if row["write"] != "sort" else None,
-                    "sorting: one sort of each file's rows before it is written") if c)
-    return blooms, sort_by
+            ranged.append((kinds["range"], dotted, row))
+    if not ranged:
+        return blooms, []
+    _, _, row = min(ranged, key=lambda r: (-r[0], r[1]))
+    sorting = "sorting: one sort of each file's rows before it is written"
+    if row["write"] == "bloom filter":
+        row["write"], row["write_cost"] = "bloom filter, sort", f"{row['write_cost']}; {sorting}"
+    else:
+        row["write"], row["write_cost"] = "sort", sorting
+    return blooms, [f"try_variant_get({_quote(column)}, '{row['path']}', '{row['type']}')"]
 
 
 def _merge_elements(freq: Counter[str], stats: dict[str, PathStats]) -> Counter[str]:

@@ -16,6 +16,7 @@ import pyspark_ext
 from pyspark_ext.__main__ import main
 from pyspark_ext.advisor import analyze_workload
 from pyspark_ext.advisor.recommend import PathStats, choose, write_choices
+from pyspark_ext.advisor.recommend import _candidates as candidates_of
 from pyspark_ext.advisor.recommend import _filters as filters_of
 from tests.support.differential import confs
 
@@ -52,11 +53,7 @@ def test_filters_are_weighted_by_query_count():
 
 def _choices(queries: list[str], stats: dict[str, PathStats], max_leaves: int = 32):
     analysis = analyze_workload(queries, TABLES)
-    freq = Counter()
-    for vp, n in analysis.variant_paths.items():
-        if vp.column == "v":
-            freq[vp.path] += n
-    _, report = choose(freq, stats, max_leaves, 4)
+    _, report = choose(candidates_of(analysis, "v", None), stats, max_leaves, 4)
     blooms, sort_by = write_choices(report, filters_of(analysis, "v", None), stats, "v")
     return blooms, sort_by, {r["path"]: r for r in report}
 
