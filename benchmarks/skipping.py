@@ -16,8 +16,9 @@ rows) no row group could be skipped even when sorted: every row group holds some
 residual, and the soundness rule keeps a row group whose residual can hold the path.
 
 Each query runs on each form with the extension on and off (stock Spark reading the same files),
-alternating after a warm-up, medians of ``--repeat`` (default 5); every run's rows must equal the
-first's. Row groups read are the run-time metric (``row_groups_read_metric``). Writes are timed
+by the suites' runner (``benchmarks.runner.run_query``: alternating after a warm-up, medians of
+``--repeat``, default 5, input bytes); every form must return the first form's rows. Row groups
+read are the run-time metric (``row_groups_read_metric``), from one more run with it on. Writes are timed
 once each, after a warm-up write. Writes ``skipping.json`` and ``skipping.md``.
 """
 from __future__ import annotations
@@ -34,8 +35,10 @@ import pyspark_ext
 from pyspark_ext.data.variant_events import SHREDDING, json_sql
 from pyspark_ext.spark_shredding import spark_shredding
 
-from .alternating import alternate, canonical_rows
+from .alternating import ResultMismatch, canonical_rows, same_rows
 from .datasets import _key
+from .metrics import InputBytes
+from .runner import run_query
 from .suites import SuiteOptions
 
 SCHEMA = SHREDDING + ", meta struct<agent: string, ref: string, session: string>"
@@ -88,6 +91,21 @@ def write_form(spark: SparkSession, src: str, form: str, out: Path, rows_per_gro
     return time.perf_counter() - start
 
 
+def row_groups_at_run_time(spark: SparkSession, sql: str) -> tuple[list, int, int]:
+    """``sql``'s rows with the extension on, the row groups its scans read at run time (bloom
+    filters and dictionaries are judged there, not at planning) and the row groups they hold."""
+    spark.conf.set(METRICS, "true")
+    try:
+        df = spark.sql(sql)
+        got = canonical_rows(df.collect())
+        scans = pyspark_ext.explain_read_schema(df)
+    finally:
+        spark.conf.unset(METRICS)
+    read = sum(s["row_groups"] if s.get("row_groups_read_metric") is None else s["row_groups_read_metric"]
+               for s in scans)
+    return got, read, sum(s.get("row_groups") or 0 for s in scans)
+
+
 def _bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.glob("*.parquet"))
 
@@ -106,35 +124,22 @@ def run_skipping(spark: SparkSession, rows: int, out: Path, repeat: int = 5,
     results: dict[str, Any] = {"rows": rows, "repeat": repeat, "queries": {},
                                "write_seconds": {f: round(s, 2) for f, s in writes.items()},
                                "bytes": {f: _bytes(work / f) for f in FORMS}}
-    spark.conf.set(METRICS, "true")
-    try:
-        for name, template in queries(rows).items():
-            configs = [f"{form}:{mode}" for form in FORMS for mode in ("stock", "ext")]
-            groups: dict[str, int] = {}
-
-            def run(config: str) -> tuple[list, float, dict[str, int]]:
-                form, mode = config.split(":")
-                spark.conf.set("spark.pyspark_ext.enabled", str(mode == "ext").lower())
-                try:
-                    df = spark.sql(template.format(t=f"parquet.`{work / form}`"))
-                    start = time.perf_counter()
-                    got = df.collect()
-                    elapsed = time.perf_counter() - start
-                    scans = pyspark_ext.explain_read_schema(df)
-                finally:
-                    spark.conf.set("spark.pyspark_ext.enabled", "true")
-                groups[config] = sum(s["row_groups"] if s.get("row_groups_read_metric") is None
-                                     else s["row_groups_read_metric"] for s in scans)
-                groups[f"{form}:total"] = sum(s.get("row_groups") or 0 for s in scans)
-                return canonical_rows(got), elapsed, {}
-
-            rows_out, seconds, _ = alternate(configs, repeat, run, f"skipping {name}")
-            results["queries"][name] = {
-                "rows": [str(r) for r in rows_out], "seconds": {c: round(s, 3) for c, s in seconds.items()},
-                "row_groups_read": {c: groups[c] for c in configs},
-                "row_groups": {f: groups[f"{f}:total"] for f in FORMS}}
-    finally:
-        spark.conf.unset(METRICS)
+    metrics = InputBytes(spark)
+    for name, template in queries(rows).items():
+        q: dict[str, Any] = {"seconds": {}, "input_bytes": {}, "row_groups_read": {}, "row_groups": {}}
+        reference: list | None = None
+        for form in FORMS:
+            sql = template.format(t=f"parquet.`{work / form}`")
+            timed = run_query(spark, metrics, "skipping", f"{name}/{form}", sql, repeat)
+            for mode, key in (("stock", "stock"), ("extension", "ext")):
+                q["seconds"][f"{form}:{key}"] = round(timed.seconds[mode], 3)
+                q["input_bytes"][f"{form}:{key}"] = timed.input_bytes[mode]
+            got, q["row_groups_read"][f"{form}:ext"], q["row_groups"][form] = row_groups_at_run_time(spark, sql)
+            reference = got if reference is None else reference
+            if not same_rows(got, reference):
+                raise ResultMismatch(f"skipping {name}: {form} returns other rows than {FORMS[0]}")
+        q["rows"] = [str(r) for r in reference or []]
+        results["queries"][name] = q
     results["ratios"] = ratios(results)
     (out / "skipping.json").write_text(json.dumps(results, indent=2))
     text = markdown(results)
