@@ -24,6 +24,7 @@ SCRIPT = textwrap.dedent('''
     from pyspark.sql import SparkSession
     import pyspark_ext
     from pyspark_ext import verify
+    from types import SimpleNamespace
     from pyspark_ext.advisor.cli import _write
 
     def outcome(name, call):
@@ -47,7 +48,9 @@ SCRIPT = textwrap.dedent('''
         outcome("explain", lambda: pyspark_ext.explain_read_schema(spark.range(3)))
         outcome("shred", lambda: pyspark_ext.shred(df, "v", "a bigint"))
         outcome("verify", lambda: verify.verify(spark, ["SELECT 1"], progress=False))
-        outcome("advise_write", lambda: _write(df, "v", "a bigint", "a bigint", "draft", sys.argv[2] + "/out"))
+        outcome("advise_write", lambda: _write(df, "v", SimpleNamespace(
+            schema="a bigint", spec_schema="a bigint", bloom_filters=[], sort_by=[]),
+            "draft", sys.argv[2] + "/out"))
         spark.stop()
         SparkSession.builder._options.clear()  # a class-level dict: builders share it
         outcome("configure_in_a_jvm_without_the_jar", lambda: pyspark_ext.configure(SparkSession.builder))
