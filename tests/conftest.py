@@ -92,7 +92,14 @@ def spark(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def _extension_on(spark):
+def _extension_on(request):
+    """The extension on before and after each test that uses the session. A test none of whose
+    fixtures reaches ``spark`` (the advisor's sqlglot-only tests, tests that start processes of
+    their own) starts no JVM: ``fixturenames`` is the closure of what the test requests."""
+    if "spark" not in request.fixturenames:
+        yield
+        return
+    spark = request.getfixturevalue("spark")
     spark.conf.set(ENABLED, "true")
     yield
     spark.conf.set(ENABLED, "true")

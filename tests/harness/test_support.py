@@ -12,12 +12,6 @@ from tests.support import variant_codec
 from tests.support.modes import in_modes
 
 
-@pytest.fixture(autouse=True)
-def _extension_on():
-    """No Spark session here (conftest's autouse fixture would start one)."""
-    yield
-
-
 def _sorted(x):
     """repr-comparable: objects with their keys sorted (decoding returns them in field-id order),
     variant nulls as None."""

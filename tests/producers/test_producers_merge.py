@@ -136,9 +136,3 @@ def test_key_arrays_order_as_the_sort_keys(name):
     order = sort_key(dt)
     ranked = sorted(range(5), key=lambda i: order(values[i]))
     assert [arr[i] for i in ranked] == sorted(arr[i] for i in range(5))
-
-
-@pytest.fixture(autouse=True)
-def _extension_on():
-    """No Spark session here (conftest's fixture of this name would start one)."""
-    yield
