@@ -18,7 +18,9 @@ residual, and the soundness rule keeps a row group whose residual can hold the p
 Each query runs on each form with the extension on and off (stock Spark reading the same files),
 by the suites' runner (``benchmarks.runner.run_query``: alternating after a warm-up, medians of
 ``--repeat``, default 5, input bytes); every form must return the first form's rows. Row groups
-read are the run-time metric (``row_groups_read_metric``), from one more run with it on. Writes are timed
+read are the run-time metric (``row_groups_read_metric``), from one more run with it on; pages
+read are ``explain_read_schema``'s ``pages_read`` (what the page index lets the reader decode, in
+the row groups read) of ``pages``. Writes are timed
 once each, after a warm-up write. Writes ``skipping.json`` and ``skipping.md``.
 """
 from __future__ import annotations
@@ -91,9 +93,11 @@ def write_form(spark: SparkSession, src: str, form: str, out: Path, rows_per_gro
     return time.perf_counter() - start
 
 
-def row_groups_at_run_time(spark: SparkSession, sql: str) -> tuple[list, int, int]:
+def row_groups_at_run_time(spark: SparkSession, sql: str) -> tuple[list, int, int, int | None, int | None]:
     """``sql``'s rows with the extension on, the row groups its scans read at run time (bloom
-    filters and dictionaries are judged there, not at planning) and the row groups they hold."""
+    filters and dictionaries are judged there, not at planning), the row groups they hold, and
+    the pages of the columns read that the page index lets the reader decode, of those in the
+    row groups read (None where no scan counts pages: no page index, or no filter reaches it)."""
     spark.conf.set(METRICS, "true")
     try:
         df = spark.sql(sql)
@@ -103,7 +107,10 @@ def row_groups_at_run_time(spark: SparkSession, sql: str) -> tuple[list, int, in
         spark.conf.unset(METRICS)
     read = sum(s["row_groups"] if s.get("row_groups_read_metric") is None else s["row_groups_read_metric"]
                for s in scans)
-    return got, read, sum(s.get("row_groups") or 0 for s in scans)
+    paged = [s for s in scans if s.get("pages") is not None]
+    pages_read = sum(s["pages_read"] for s in paged) if paged else None
+    pages = sum(s["pages"] for s in paged) if paged else None
+    return got, read, sum(s.get("row_groups") or 0 for s in scans), pages_read, pages
 
 
 def _bytes(path: Path) -> int:
@@ -126,7 +133,8 @@ def run_skipping(spark: SparkSession, rows: int, out: Path, repeat: int = 5,
                                "bytes": {f: _bytes(work / f) for f in FORMS}}
     metrics = InputBytes(spark)
     for name, template in queries(rows).items():
-        q: dict[str, Any] = {"seconds": {}, "input_bytes": {}, "row_groups_read": {}, "row_groups": {}}
+        q: dict[str, Any] = {"seconds": {}, "input_bytes": {}, "row_groups_read": {}, "row_groups": {},
+                             "pages_read": {}, "pages": {}}
         reference: list | None = None
         for form in FORMS:
             sql = template.format(t=f"parquet.`{work / form}`")
@@ -134,7 +142,8 @@ def run_skipping(spark: SparkSession, rows: int, out: Path, repeat: int = 5,
             for mode, key in (("stock", "stock"), ("extension", "ext")):
                 q["seconds"][f"{form}:{key}"] = round(timed.seconds[mode], 3)
                 q["input_bytes"][f"{form}:{key}"] = timed.input_bytes[mode]
-            got, q["row_groups_read"][f"{form}:ext"], q["row_groups"][form] = row_groups_at_run_time(spark, sql)
+            got, q["row_groups_read"][f"{form}:ext"], q["row_groups"][form], \
+                q["pages_read"][f"{form}:ext"], q["pages"][form] = row_groups_at_run_time(spark, sql)
             reference = got if reference is None else reference
             if not same_rows(got, reference):
                 raise ResultMismatch(f"skipping {name}: {form} returns other rows than {FORMS[0]}")
@@ -177,13 +186,16 @@ def ratios(r: dict[str, Any]) -> dict[str, float]:
 
 def markdown(r: dict[str, Any]) -> str:
     lines = [f"# Skipping on unsorted data: {r['rows']:,} variant events, medians of {r['repeat']}", "",
-             "| query | form | stock s | extension s | stock / extension | row groups read (ext) | of |",
-             "|---|---|---|---|---|---|---|"]
+             "| query | form | stock s | extension s | stock / extension | row groups read (ext) | of "
+             "| pages read (ext) | of, in the row groups read |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, q in r["queries"].items():
         for form in FORMS:
             stock, ext = q["seconds"][f"{form}:stock"], q["seconds"][f"{form}:ext"]
             lines.append(f"| {name} | {form} | {stock:.3f} | {ext:.3f} | {stock / ext:.1f} | "
-                         f"{q['row_groups_read'][f'{form}:ext']} | {q['row_groups'][form]} |")
+                         f"{q['row_groups_read'][f'{form}:ext']} | {q['row_groups'][form]} | "
+                         f"{_or_na(q.get('pages_read', {}).get(f'{form}:ext'))} | "
+                         f"{_or_na(q.get('pages', {}).get(form))} |")
     lines += ["", "| form | MiB | x plain | write s | x plain |", "|---|---|---|---|---|"]
     for form in FORMS:
         size, secs = r["bytes"][form], r["write_seconds"][form]
@@ -191,6 +203,10 @@ def markdown(r: dict[str, Any]) -> str:
                      f"{secs / r['write_seconds']['plain']:.2f} |")
     lines += ["", "| figure | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in r["ratios"].items()]
     return "\n".join(lines) + "\n"
+
+
+def _or_na(n: int | None) -> str:
+    return "n/a" if n is None else str(n)
 
 
 def run_suite(spark: SparkSession, o: SuiteOptions) -> None:

@@ -19,7 +19,10 @@ def explain_read_schema(df: DataFrame, run: bool = False) -> list[dict[str, Any]
     formats), ``pushed_filters`` (the scan's data filters, as SQL), ``parquet_filters`` (those
     Spark hands to Parquet) and ``files``. For Parquet scans of up to 256 files also
     ``row_groups``, ``row_groups_read`` and ``row_groups_skipped``: what the pushed filters keep
-    judged on each row group's statistics. Once the DataFrame has run, ``rows_output`` is the
+    judged on each row group's statistics; where the pushed filters reach Parquet and the files
+    have offset indexes, ``pages``, ``pages_read`` and ``pages_skipped``: the pages of the
+    columns read in the row groups Parquet's reader (and the extension's skipping) reads, and
+    those of them its page index filtering skips. Once the DataFrame has run, ``rows_output`` is the
     scan's runtime row count (Parquet returns whole row groups, so it shows skipping too), and
     for scans that push filters ``row_groups_read_metric`` and ``row_groups_skipped_metric``: the
     SQL metrics the scan's tasks counted (also in the Spark UI, on the ``RowGroupMetrics`` node).
@@ -68,6 +71,9 @@ def format_report(scans: list[dict[str, Any]]) -> str:
         if s.get("row_groups") is not None:
             lines.append(f"  row groups  : {s['row_groups_read']} read, {s['row_groups_skipped']} "
                          f"skipped of {s['row_groups']}")
+        if s.get("pages") is not None:
+            lines.append(f"  pages       : {s['pages_read']} read, {s['pages_skipped']} skipped of "
+                         f"{s['pages']} in the row groups read")
         if s.get("row_groups_read_metric") is not None:
             lines.append(f"  at run time : {s['row_groups_read_metric']} read, "
                          f"{s['row_groups_skipped_metric']} skipped")

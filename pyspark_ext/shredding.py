@@ -70,7 +70,7 @@ def shred_column(col: Column, schema: str, layout: str = "draft") -> Column:
 def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: str = "spec",
                    mode: str = "errorifexists", *, bloom_filters: dict[str, list[str]] | None = None,
                    bloom_ndv: int | None = None, sort_by: list[str] | None = None,
-                   **options: str) -> None:
+                   page_rows: int | None = None, **options: str) -> None:
     """Write ``df`` as Parquet to ``path`` with each VARIANT column of ``shredding`` (column ->
     schema) shredded in ``layout``; the one-call form of ``shred(...)`` then ``.write.parquet``.
 
@@ -84,11 +84,18 @@ def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: 
       Parquet's default size.
     - ``sort_by``: SQL expressions (``"v:ts::timestamp"``, ``"rid"``) each file's rows are sorted
       by before they are shredded, so row-group and page statistics of that path are narrow.
+    - ``page_rows``: at most this many rows per page (``parquet.page.row.count.limit``). Smaller
+      pages let the page index skip finer inside a row group, for a larger page index and more
+      page headers.
 
     Parquet writes page indexes (column and offset indexes) for every column by default, which
     the readers use to skip pages inside a row group; the options above leave them on.
     """
     extra = dict(options)
+    if page_rows is not None:
+        if isinstance(page_rows, bool) or not isinstance(page_rows, int) or page_rows <= 0:
+            raise ValueError(f"write_shredded: page_rows must be a positive number of rows, not {page_rows!r}")
+        extra["parquet.page.row.count.limit"] = str(page_rows)
     for column, paths in (bloom_filters or {}).items():
         if column not in shredding:
             raise ValueError(f"write_shredded: bloom_filters names column {column!r}, which is "

@@ -21,7 +21,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
-from tests.support.differential import confs
+from tests.support.differential import compare, confs
 
 ROWS, GROUP, PAGE = 2000, 100, 25
 SCHEMA = "did string, n bigint"
@@ -142,6 +142,27 @@ def test_residual_rows_are_never_skipped(spark: SparkSession, tables, layout: st
     assert scan["row_groups_read_metric"] == 2  # the two groups whose residual holds did
 
 
+@pytest.mark.parametrize("view", ["mixed_draft_bloom", "mixed_spec_bloom", "mixed_draft_plain",
+                                  "mixed_spec_plain", "mixed_spark_plain"])
+@pytest.mark.parametrize("where,rids", [
+    ("v:did::string = '5'", [50]),  # a number where a string is shredded
+    ("v:did::string = '{\"x\":1}'", [1500]),  # an object where a string is shredded
+    ("v:did::string IN ('5', '{\"x\":1}', 'nowhere')", [50, 1500]),
+    # the typed target and both residual rows, in three different row groups
+    ("v:did::string = '{target}' OR v:did::string IN ('5', '{\"x\":1}')", [50, TARGET_ROW, 1500]),
+])
+def test_only_a_wrong_skip_would_lose_these_rows(spark: SparkSession, tables, view: str, where: str,
+                                                 rids: list[int]) -> None:
+    # With skipping on, against the unshredded truth, and, where stock Spark reads the layout
+    # (the spec layout, Spark's own writer), against stock Spark on the same files.
+    where = where.replace("{target}", _target())
+    rows, _ = _run(spark, view, where)
+    assert rows == sorted(f"Row(rid={r})" for r in rids)
+    if "_draft_" not in view:
+        stock, ext = compare(spark, f"SELECT rid FROM {view} WHERE {where}")
+        assert ext.rows == stock.rows == sorted(f"({r},)" for r in rids)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_switch_off_reads_every_row_group(spark: SparkSession, tables, layout: str) -> None:
     with confs(spark, {"spark.pyspark_ext.variant.skipping.enabled": "false"}):
@@ -216,3 +237,15 @@ def test_duckdb_files_skip_by_dictionary_under_the_disjunction(spark: SparkSessi
     got, scan = _run(spark, "duck_spec_plain", where)
     assert got == rows
     assert scan["rows_output"] == groups * DUCK_GROUP, scan["parquet_filters"]
+
+
+@pytest.mark.parametrize("where,rids", [
+    ("v:kind::string = '7'", [100]),  # the number 7 in the residual of a dictionary-encoded leaf
+    ("v:kind::string IN ('7', 'rare')", [100, 5000]),
+])
+def test_duckdb_residual_rows_are_never_skipped(spark: SparkSession, duck, where: str,
+                                                rids: list[int]) -> None:
+    rows, _ = _run(spark, "duck_spec_plain", where)
+    assert rows == sorted(f"Row(rid={r})" for r in rids)
+    stock, ext = compare(spark, f"SELECT rid FROM duck_spec_plain WHERE {where}")
+    assert ext.rows == stock.rows

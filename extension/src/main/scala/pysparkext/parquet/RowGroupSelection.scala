@@ -95,6 +95,10 @@ object RowGroupSelection {
     }
   }
 
+  /** Whether `block` is kept as [[judge]] keeps it, by the levels `conf` turns on. */
+  def kept(predicate: FilterPredicate, block: BlockMetaData, reader: ParquetFileReader,
+      conf: Configuration): Boolean = !cannotMatch(predicate, block, reader, levels(conf))
+
   private def cannotMatch(p: FilterPredicate, block: BlockMetaData, reader: ParquetFileReader,
       on: Levels): Boolean = p match {
     case a: And => cannotMatch(a.getLeft, block, reader, on) || cannotMatch(a.getRight, block, reader, on)
@@ -126,6 +130,7 @@ object RowGroupSelection {
    */
   def selects(format: ParquetFileFormat): Boolean = format match {
     case f: LeafColumnsParquetFormat => selects(f.delegate)
+    case f: RowGroupCountingParquetFormat => selects(f.delegate)
     case _: ListedFilesParquetFormat => ExtConf.VariantSkipping.get
     case _ => false
   }

@@ -26,6 +26,10 @@ object ParquetColumnBytes {
     }
   }
 
+  /** The dotted paths of the column chunks `read` selects in a file of `footer`'s schema. */
+  def columns(footer: ParquetMetadata, read: StructType): Set[String] =
+    selected(footer.getFileMetaData.getSchema, read).toSet
+
   private def selected(message: MessageType, schema: StructType): Seq[String] =
     struct(message, schema, Nil)
 

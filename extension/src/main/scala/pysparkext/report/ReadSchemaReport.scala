@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 import pysparkext.ExtConf
 import pysparkext.exec.RowGroupMetricsExec
 import pysparkext.formats.{Comet, DeltaScans, Feature, TableFormats}
-import pysparkext.parquet.{FileTolerance, ParquetFooters, RowGroups}
+import pysparkext.parquet.{FileTolerance, PageCounts, ParquetFooters, RowGroupSelection, RowGroups}
 import pysparkext.pruning.Need
 
 /**
@@ -79,12 +79,13 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
       // A footer Spark's scan would skip (its ignoreCorruptFiles or ignoreMissingFiles) is
       // left out here too.
       val tolerance = FileTolerance.of(relation.options)
-      val footers = if (!parquet) Nil else files.take(if (countRowGroups) files.length else MaxFooters)
+      val withFooters = if (!parquet) Nil else files.take(if (countRowGroups) files.length else MaxFooters)
         .flatMap { f =>
-          try Some(ParquetFooters.read(new Path(f), conf)) catch {
+          try Some(new Path(f) -> ParquetFooters.read(new Path(f), conf)) catch {
             case e @ (_: DataError | _: IOException) if tolerance.skips(e) => None
           }
         }
+      val footers = withFooters.map(_._2)
       val bytes = if (footers.isEmpty) None else {
         val sample = footers.take(MaxFooters)
         // Under Delta's column mapping the plan's schemas name columns logically, the files
@@ -112,12 +113,36 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
             RowGroups.count(footers, pushed(dataFilters))
           } else RowGroups.count(footers, Nil)
           Map[String, Any]("row_groups" -> total, "row_groups_read" -> kept,
-            "row_groups_skipped" -> (total - kept))
+            "row_groups_skipped" -> (total - kept)) ++ pageCounts(relation, read, dataFilters, withFooters)
         }) ++ s.metrics.get("numOutputRows").map(m => "rows_output" -> m.value) ++
         RowGroupMetricsExec.countersOf(s).map(f => Map(
           "row_groups_read_metric" -> f.rowGroupsRead.value,
           "row_groups_skipped_metric" -> f.rowGroupsSkipped.value)).getOrElse(Map.empty) ++
         Comet.bytesScanned(s).map(m => "bytes_scanned_metric" -> m.value)
+  }
+
+  /**
+   * `pages`, `pages_read` and `pages_skipped` ([[PageCounts]]) where the pushed filters reach
+   * Parquet and the files have offset indexes; nothing otherwise.
+   */
+  private def pageCounts(relation: HadoopFsRelation, read: StructType, dataFilters: Seq[Expression],
+      files: Seq[(Path, org.apache.parquet.hadoop.metadata.ParquetMetadata)]): Map[String, Any] = {
+    val filters = pushed(dataFilters)
+    if (filters.isEmpty || !DeltaScans.pushesFilters(relation.fileFormat)) return Map.empty
+    val settings = RowGroups.FilterSettings.current
+    val selects = relation.fileFormat match {
+      case f: org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat => RowGroupSelection.selects(f)
+      case _ => false
+    }
+    val Seq(needed) = DeltaScans.withPhysicalNames(relation.fileFormat, read)
+    // the table's options reach Parquet's reader (its filter levels, for one) as Spark passes them
+    val options = relation.sparkSession.sessionState.newHadoopConfWithOptions(relation.options)
+    files.flatMap { case (path, footer) =>
+      PageCounts.of(path, footer, options, filters, ParquetColumnBytes.columns(footer, needed),
+        settings, selects)
+    }.reduceOption(_ + _).fold(Map.empty[String, Any]) { p =>
+      Map("pages" -> p.total, "pages_read" -> p.read, "pages_skipped" -> (p.total - p.read))
+    }
   }
 
   private def batchScan(b: BatchScanExec): Describe = (_, _) => {
