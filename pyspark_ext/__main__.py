@@ -1,4 +1,4 @@
-"""Command line: ``python -m pyspark_ext {build,conf,formats,demo,verify,producers,advise}``."""
+"""Command line: ``python -m pyspark_ext {build,conf,formats,rules,demo,verify,producers,advise}``."""
 from __future__ import annotations
 
 import argparse
@@ -21,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
                            "read from the jar's declarations in a local session")
     sub.add_parser("formats", help="print the features × formats tables (docs/table-formats.md), read "
                                    "from the jar's decisions in a local session")
+    sub.add_parser("rules", help="print the table of the rules the extension wires, in the order Spark "
+                                 "runs them (docs/architecture.md), read from the jar in a local session")
     demo = sub.add_parser("demo", help="run the demo on generated nested and shredded variant data")
     demo.add_argument("--rows", type=int, default=30_000, help="nested events")
     demo.add_argument("--variant-rows", type=int, default=100_000, help="variant events")
@@ -60,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "formats":
         from .formats_table import generate as generate_formats
         print(generate_formats())
+    elif args.command == "rules":
+        from .rules_table import generate as generate_rules
+        print(generate_rules())
     elif args.command == "conf":
         from .loaded import ExtensionNotLoadedError
         from .session import connect_server_confs, extension_confs

@@ -63,6 +63,9 @@ def nearest(key: str, known: Iterable[str] | None = None) -> str:
 NUMBERS: tuple[str, ...] = (PRODUCERS_ROWS_PER_ROW_GROUP, PRODUCERS_ROWS_PER_FILE, PRODUCERS_ROW_GROUP_BYTES)
 """The settings that take a whole number (Spark's ``long``)."""
 
+MINIMUM: dict[str, int] = {key: 1 for key in NUMBERS}
+"""The smallest value each number setting takes (``checkValue`` in ``ExtConf.scala``)."""
+
 TEXTS: tuple[str, ...] = (FAKE_MISSING_INTERNALS,)
 """The settings that take any text; every other setting takes ``true`` or ``false``."""
 
@@ -84,11 +87,20 @@ def bad_value(key: str, value: str) -> str | None:
         return None
     text = value.strip()
     type_ = value_type(key)
-    if type_ == "boolean" and text.lower() not in ("true", "false"):
-        takes = "true or false"
-    elif type_ == "long" and not (_LONG.fullmatch(text) and -2**63 <= int(text) < 2**63):
-        takes = "a whole number"
+    if type_ == "boolean":
+        if text.lower() in ("true", "false"):
+            return None
+        what, takes = "not a boolean", "true or false"
+    elif type_ == "long":
+        minimum = MINIMUM[RENAMED.get(key, key)]
+        takes = f"a whole number of at least {minimum}"
+        if not (_LONG.fullmatch(text) and -2**63 <= int(text) < 2**63):
+            what = "not a long"
+        elif int(text) < minimum:
+            what = f"below its minimum {minimum}"
+        else:
+            return None
     else:
         return None
     name = f"{key} (the older name of {RENAMED[key]})" if key in RENAMED else key
-    return f"{name} is '{value}', which is not a {type_}: use {takes}"
+    return f"{name} is '{value}', which is {what}: use {takes}"

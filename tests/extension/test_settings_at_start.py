@@ -53,14 +53,16 @@ SCRIPT = textwrap.dedent('''
 
 OLD_KEY = next(iter(settings.RENAMED))
 CASES = [(settings.ENABLED, "maybe"), (settings.STRICT, "yes"), (OLD_KEY, "maybe"),
-         (settings.PRODUCERS_ROWS_PER_FILE, "many")]
+         (settings.PRODUCERS_ROWS_PER_FILE, "many"), (settings.PRODUCERS_ROWS_PER_ROW_GROUP, "-5")]
 EXPECTED = {
     settings.ENABLED: "spark.pyspark_ext.enabled is 'maybe', which is not a boolean: use true or false",
     settings.STRICT: "spark.pyspark_ext.strict is 'yes', which is not a boolean: use true or false",
     OLD_KEY: f"{OLD_KEY} (the older name of {settings.RENAMED[OLD_KEY]}) is 'maybe', which is not a "
              "boolean: use true or false",
     settings.PRODUCERS_ROWS_PER_FILE: "spark.pyspark_ext.producers.rowsPerFile is 'many', which is not a "
-                                      "long: use a whole number",
+                                      "long: use a whole number of at least 1",
+    settings.PRODUCERS_ROWS_PER_ROW_GROUP: "spark.pyspark_ext.producers.rowsPerRowGroup is '-5', which is below "
+                                           "its minimum 1: use a whole number of at least 1",
 }
 START_FAILED = "pyspark-ext: the session cannot start: "
 

@@ -116,7 +116,7 @@ def test_configure_rejects_a_bad_value_before_spark_sees_it():
             "configure: spark.pyspark_ext.strict is 'yes', which is not a boolean: use true or false")):
         configure(builder, strict="yes")
     with pytest.raises(ValueError, match=re.escape(
-            "spark.pyspark_ext.producers.rowsPerFile is 'true', which is not a long: use a whole number")):
+            "spark.pyspark_ext.producers.rowsPerFile is 'true', which is not a long: use a whole number of at least 1")):
         configure(builder, **{"producers.rowsPerFile": True})
     assert builder._options == before
     # a value already on the builder, here under an older key
@@ -131,11 +131,11 @@ def test_configure_rejects_a_bad_value_before_spark_sees_it():
 
 
 # configure's check reads values as Spark does: it takes what Spark takes, and refuses the rest.
-VALUES = ["true", "FALSE", " true ", "yes", "1", "", "t", "+5", "-5", " 7 ", "5.0", "1_000", "0x10",
+VALUES = ["true", "FALSE", " true ", "yes", "1", "", "t", "+5", "-5", "0", " 7 ", "5.0", "1_000", "0x10",
           "9223372036854775807", "9223372036854775808", "\u0663"]
 
 
-@pytest.mark.parametrize("key", [settings.STRICT, settings.PRODUCERS_ROWS_PER_FILE, settings.FAKE_MISSING_INTERNALS])
+@pytest.mark.parametrize("key", [settings.STRICT, *settings.NUMBERS, settings.FAKE_MISSING_INTERNALS])
 def test_configure_takes_the_values_spark_takes(spark, key):
     session = spark.newSession()
     for value in VALUES:
@@ -145,6 +145,27 @@ def test_configure_takes_the_values_spark_takes(spark, key):
         except Exception:
             spark_takes = False
         assert (settings.bad_value(key, value) is None) == spark_takes, (key, value)
+
+
+# Number settings are bounded by Spark's own checkValue: a count of rows or bytes below 1 is refused
+# wherever it is set, with a message naming the setting.
+
+@pytest.mark.parametrize("value", ["-5", "0"])
+def test_a_number_setting_below_its_minimum_is_refused(spark, value):
+    from pyspark.sql import SparkSession
+
+    from pyspark_ext import configure
+    key = settings.PRODUCERS_ROWS_PER_ROW_GROUP
+    with pytest.raises(ValueError, match=re.escape(
+            f"configure: {key} is '{value}', which is below its minimum 1: use a whole number of at least 1")):
+        configure(SparkSession.builder, **{"producers.rowsPerRowGroup": int(value)})
+    session = spark.newSession()
+    # Spark's checkValue message; Spark 4.x words it as INVALID_CONF_VALUE.REQUIREMENT around the same parts
+    said = ".*".join(map(re.escape, [f"'{value}' in ", key, " is invalid. It must be at least 1."]))
+    with pytest.raises(Exception, match=said):
+        session.conf.set(key, value)
+    session.conf.set(key, "1")
+    assert session.conf.get(key) == "1"
 
 
 # Declared in one place: ExtConf.scala. settings.py holds the keys, SET -v lists the settings with

@@ -43,13 +43,15 @@ final class ConfEntry[T] private[pysparkext] (declaration: SqlConfDeclaration[T]
     (key +: alternatives).flatMap { k =>
       valueOf(k).filterNot(declaration.accepts).map { value =>
         val name = if (k == key) k else s"$k (the older name of $key)"
-        s"$name is '$value', which is not a $valueType: use $takes"
+        val what = if (declaration.belowMinimum(value)) s"below its minimum ${declaration.minimum.get}"
+          else s"not a $valueType"
+        s"$name is '$value', which is $what: use $takes"
       }
     }
 
   private def takes: String = valueType match {
     case "boolean" => "true or false"
-    case "long" => "a whole number"
+    case "long" => "a whole number" + declaration.minimum.fold("")(m => s" of at least $m")
     case other => s"a $other"
   }
 
@@ -87,8 +89,10 @@ object ExtConf {
       internal: Boolean = false): ConfEntry[Boolean] =
     register(SqlConfDeclaration.boolean(key, prose(doc), default, alternatives, internal, Since))
 
-  private def number(key: String, default: Long, doc: String): ConfEntry[Long] =
-    register(SqlConfDeclaration.long(key, prose(doc), default, Nil, internal = false, Since))
+  /** A whole number of at least `minimum` (1 unless given); the doc says the bound. */
+  private def number(key: String, default: Long, doc: String, minimum: Long = 1): ConfEntry[Long] =
+    register(SqlConfDeclaration.long(key, s"${prose(doc)} At least $minimum.", default, minimum, Nil,
+      internal = false, Since))
 
   val Enabled: ConfEntry[Boolean] = switch("spark.pyspark_ext.enabled", default = true, """
       Master kill switch. `false` leaves every plan exactly as stock Spark makes it.""")

@@ -1,12 +1,10 @@
 package pysparkext
 
 import org.apache.spark.sql.SparkSessionExtensions
-import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
 import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
 
-import pysparkext.exec.{InsertRowGroupMetrics, NestedLeavesAsColumns}
+import pysparkext.exec.PreColumnarRewrites
 import pysparkext.pruning.{DistinctRelationCopies, NarrowPrunedGenerators, WholePlanSchemaPruning}
 
 /**
@@ -35,7 +33,10 @@ import pysparkext.pruning.{DistinctRelationCopies, NarrowPrunedGenerators, Whole
  * - Functions: `shred_variant(v, 'schema')` writes the draft layout, with `'spec'` the spec layout.
  *
  * Everything about VARIANT is registered through `shims.VariantHalfShim`, which only the lines
- * that have VARIANT (4.0 and later) provide in full; on Spark 3.5 it registers nothing.
+ * that have VARIANT (4.0 and later) provide in full; on Spark 3.5 it registers nothing. The
+ * physical rewrites run in the order of [[PreColumnarRewrites.rewrites]].
+ * [[org.apache.spark.sql.pysparkext.WiredRules]] reads this wiring back, stage by stage, for the
+ * table in `docs/architecture.md`.
  */
 class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -50,11 +51,6 @@ class PySparkExtSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPreCBORule(_ => DistinctRelationCopies)
     extensions.injectPreCBORule(_ => WholePlanSchemaPruning)
     extensions.injectPreCBORule(_ => NarrowPrunedGenerators)
-    extensions.injectColumnar(session => new ColumnarRule {
-      private val metrics = new InsertRowGroupMetrics(session)
-      override def preColumnarTransitions: Rule[SparkPlan] = new Rule[SparkPlan] {
-        override def apply(plan: SparkPlan): SparkPlan = metrics(NestedLeavesAsColumns(VariantHalfShim.beforeLeavesAsColumns(plan)))
-      }
-    })
+    extensions.injectColumnar(session => new PreColumnarRewrites(session))
   }
 }

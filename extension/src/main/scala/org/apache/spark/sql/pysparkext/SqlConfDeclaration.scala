@@ -10,7 +10,8 @@ import org.apache.spark.sql.internal.SQLConf
  * Spark's `ConfigBuilder` and `ConfigEntry` are package-private, so the declaration lives under
  * Spark's package; `pysparkext.ExtConf` declares the confs through it.
  */
-final class SqlConfDeclaration[T] private (entry: ConfigEntry[T], val valueType: String) {
+final class SqlConfDeclaration[T] private (entry: ConfigEntry[T], val valueType: String,
+    val minimum: Option[Long] = None) {
   def key: String = entry.key
   def alternatives: Seq[String] = entry.alternatives
   def doc: String = entry.doc
@@ -23,6 +24,10 @@ final class SqlConfDeclaration[T] private (entry: ConfigEntry[T], val valueType:
   /** Whether `raw` is a value of the conf's type, as Spark reads it (`true`/`false` for a boolean). */
   def accepts(raw: String): Boolean =
     try { entry.valueConverter(raw); true } catch { case _: IllegalArgumentException => false }
+
+  /** Whether `raw` is a whole number, as Spark reads one, below this conf's minimum. */
+  def belowMinimum(raw: String): Boolean =
+    minimum.exists(m => scala.util.Try(raw.trim.toLong).toOption.exists(_ < m))
 
   /**
    * Fails with Spark's own message (which names the key and the value) if `raw`, the value of
@@ -46,10 +51,18 @@ object SqlConfDeclaration {
     new SqlConfDeclaration(builder(key, doc, alternatives, internal, version).booleanConf
       .createWithDefault(default), "boolean")
 
-  def long(key: String, doc: String, default: Long, alternatives: Seq[String], internal: Boolean,
-      version: String): SqlConfDeclaration[Long] =
+  /**
+   * A whole number of at least `minimum`, bounded by Spark's own `checkValue` (as Delta's
+   * `DeltaSQLConf` bounds its numbers): Spark refuses a smaller value wherever it is set, with a
+   * message naming the key, the value and the bound.
+   */
+  def long(key: String, doc: String, default: Long, minimum: Long, alternatives: Seq[String],
+      internal: Boolean, version: String): SqlConfDeclaration[Long] = {
+    require(default >= minimum, s"$key: default $default is below its minimum $minimum")
     new SqlConfDeclaration(builder(key, doc, alternatives, internal, version).longConf
-      .createWithDefault(default), "long")
+      .checkValue(_ >= minimum, s"It must be at least $minimum.")
+      .createWithDefault(default), "long", Some(minimum))
+  }
 
   def string(key: String, doc: String, default: String, alternatives: Seq[String], internal: Boolean,
       version: String): SqlConfDeclaration[String] =

@@ -4,6 +4,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.schema.{MessageType, PrimitiveType}
 
 import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.FileFormat
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter
@@ -20,7 +21,7 @@ import org.apache.spark.sql.types.{DataType, StructField, StructType}
 object VariantHalfShim {
   def inject(extensions: SparkSessionExtensions): Unit = ()
 
-  def beforeLeavesAsColumns(plan: SparkPlan): SparkPlan = plan
+  val beforeLeavesAsColumns: Seq[Rule[SparkPlan]] = Nil
 
   def isMarked(f: StructField): Boolean = false
 

@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.{FileFormat, InsertIntoHadoopFsRelationCommand}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOutputWriter, ParquetToSparkSchemaConverter, ParquetWriteSupport}
@@ -53,8 +54,8 @@ object VariantHalfShim {
       ShredVariantFunction.build _))
   }
 
-  /** The physical variant rewrite that runs before nested leaves become columns. */
-  def beforeLeavesAsColumns(plan: SparkPlan): SparkPlan = PathReadsBeforeAggregates(plan)
+  /** The physical variant rewrites that run before nested leaves become columns. */
+  val beforeLeavesAsColumns: Seq[Rule[SparkPlan]] = Seq(PathReadsBeforeAggregates)
 
   /** Whether `f` is a column the variant half marked as a shredded variant's struct. */
   def isMarked(f: StructField): Boolean = LayoutMarks.isMarked(f)

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.pysparkext.shims
 
-import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
@@ -11,4 +11,9 @@ object OptimizerHooksShim {
       extensions: SparkSessionExtensions, rule: Rule[LogicalPlan],
       atAnalysis: Rule[LogicalPlan]): Unit =
     extensions.injectPreOperatorOptimizationRule(_ => rule)
+
+  /** The rules injected before operator optimisation, as Spark builds them for `session`. */
+  def beforeOperatorOptimizationRules(
+      extensions: SparkSessionExtensions, session: SparkSession): Seq[Rule[LogicalPlan]] =
+    extensions.buildPreOperatorOptimizationRules(session)
 }

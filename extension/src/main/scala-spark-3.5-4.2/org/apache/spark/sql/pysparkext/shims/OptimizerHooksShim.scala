@@ -1,6 +1,6 @@
 package org.apache.spark.sql.pysparkext.shims
 
-import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
@@ -16,4 +16,8 @@ object OptimizerHooksShim {
       extensions: SparkSessionExtensions, rule: Rule[LogicalPlan],
       atAnalysis: Rule[LogicalPlan]): Unit =
     extensions.injectPostHocResolutionRule(_ => atAnalysis)
+
+  /** The rules injected before operator optimisation: none, as these lines have no such batch. */
+  def beforeOperatorOptimizationRules(
+      extensions: SparkSessionExtensions, session: SparkSession): Seq[Rule[LogicalPlan]] = Nil
 }
