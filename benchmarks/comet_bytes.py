@@ -14,7 +14,7 @@ Comet is on, and returns per query and setting:
   scans Comet ran.
 
 Run on the nested event log from the command line (the Spark 4.1 venv, where Comet 1.2 is
-published; its jars come from deps/comet/pom.xml through Maven)::
+published; its jars come from deps/comet/spark-4.1/pom.xml through Maven)::
 
     python -m benchmarks.comet_bytes [--rows 100000] [--payload-width 1000] [--out FILE.json]
 """

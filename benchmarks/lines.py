@@ -39,10 +39,11 @@ def python_for(version: str) -> str:
     return str(python)
 
 
-def run(version: str) -> None:
+def run(version: str, scale: int | None = None, repeat: int | None = None) -> None:
     out = OUT / f"quick-{version}"
     print(f"== Spark {version} -> {out}", flush=True)
-    subprocess.run([python_for(version), "-m", "benchmarks", "run", "--suite", "quick", "--out", str(out)],
+    sizes = [*(["--scale", str(scale)] if scale else []), *(["--repeat", str(repeat)] if repeat else [])]
+    subprocess.run([python_for(version), "-m", "benchmarks", "run", "--suite", "quick", "--out", str(out), *sizes],
                    cwd=REPO, check=True)
 
 
@@ -80,9 +81,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks lines")
     parser.add_argument("versions", nargs="*", help="pyspark versions (default: .ci/spark-lines and the installed one)")
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--scale", type=int, default=None, help="rows of each run's nested dataset")
+    parser.add_argument("--repeat", type=int, default=None, help="timed runs per query and mode")
     args = parser.parse_args(argv)
     if not args.report_only:
         for version in args.versions or versions():
-            run(version)
+            run(version, args.scale, args.repeat)
     report()
     return 0

@@ -1,6 +1,7 @@
-"""Delta Lake, Iceberg and DataFusion Comet beside the extension: which Spark line each is tested
-on, and the session settings each needs. Their jars come from ``deps/<name>/pom.xml`` through
-Maven (``pyspark_ext.testing.maven``). Used by ``tests/tables`` and ``python -m benchmarks tables``.
+"""Delta Lake, Iceberg and DataFusion Comet beside the extension: which Spark lines each is tested
+on, and the session settings each needs. Their jars come from ``deps/<name>/spark-<line>/pom.xml``
+(one pinned release per line) through Maven (``pyspark_ext.testing.maven``). Used by
+``tests/tables`` and ``python -m benchmarks tables``.
 """
 from __future__ import annotations
 
@@ -17,13 +18,23 @@ REPO = Path(__file__).resolve().parent.parent.parent
 @dataclass(frozen=True)
 class Product:
     name: str
-    #: the Spark line the pinned release in deps/<name>/pom.xml is built for
-    line: str
+    #: the Spark lines it is tested on, each with a pinned release in deps/<name>/spark-<line>/pom.xml;
+    #: the first is the one ``python -m benchmarks tables`` measures
+    lines: tuple[str, ...]
     #: what the product needs on the session, before the extension is added
     confs: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def line(self) -> str:
+        """The line ``python -m benchmarks tables`` measures the product on."""
+        return self.lines[0]
+
+    def poms(self) -> str:
+        """Where its releases are pinned, for messages."""
+        return ", ".join(f"deps/{self.name}/spark-{line}/pom.xml" for line in self.lines)
+
     def version(self) -> str:
-        """The pyspark release CI tests this line with (``.ci/spark-lines``, else the installed one)."""
+        """The pyspark release CI tests ``line`` with (``.ci/spark-lines``, else the installed one)."""
         import pyspark
         listed = [v.strip() for v in (REPO / ".ci" / "spark-lines").read_text().splitlines()
                   if v.strip() and not v.startswith("#")]
@@ -34,14 +45,14 @@ class Product:
 
 
 PRODUCTS = {
-    "delta": Product("delta", "4.2", {
+    "delta": Product("delta", ("4.2", "3.5"), {
         "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
     }),
-    "iceberg": Product("iceberg", "4.1", {
+    "iceberg": Product("iceberg", ("4.1", "3.5"), {
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
     }),
-    "comet": Product("comet", "4.1", {
+    "comet": Product("comet", ("4.1",), {
         "spark.plugins": "org.apache.spark.CometPlugin",
         "spark.shuffle.manager": "org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager",
         "spark.comet.enabled": "true",
@@ -53,9 +64,11 @@ PRODUCTS = {
 
 
 def with_product(builder: SparkSession.Builder, product: Product, **extra: str) -> SparkSession.Builder:
-    """``builder`` with the product's jars and settings (the extension is added after, by
-    ``pyspark_ext.configure``, which appends to ``spark.jars`` and ``spark.sql.extensions``)."""
-    builder = builder.config("spark.jars", maven.spark_jars(product.name))
+    """``builder`` with the product's jars for the installed Spark line and its settings (the
+    extension is added after, by ``pyspark_ext.configure``, which appends to ``spark.jars`` and
+    ``spark.sql.extensions``)."""
+    from pyspark_ext import jar
+    builder = builder.config("spark.jars", maven.spark_jars(product.name, jar.spark_line()))
     for key, value in {**product.confs, **extra}.items():
         builder = builder.config(key, value)
     return builder
@@ -64,7 +77,7 @@ def with_product(builder: SparkSession.Builder, product: Product, **extra: str) 
 def for_this_line() -> list[str]:
     """The products built for the installed Spark line."""
     from pyspark_ext import jar
-    return [name for name, product in PRODUCTS.items() if product.line == jar.spark_line()]
+    return [name for name, product in PRODUCTS.items() if jar.spark_line() in product.lines]
 
 
 if __name__ == "__main__":  # .ci/run-lines: which tests/tables folders to run in this venv

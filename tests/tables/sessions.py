@@ -23,10 +23,10 @@ __all__ = ["PRODUCTS", "Product", "skip_unless_line", "table_session"]
 
 
 def skip_unless_line(product: Product) -> None:
-    """Skip the caller's module unless the running Spark line is the one the product is built for."""
-    if jar.spark_line() != product.line:
-        pytest.skip(f"{product.name} is tested on Spark {product.line} (deps/{product.name}/pom.xml), "
-                    f"this is Spark {jar.spark_line()}: .ci/run-lines runs it in that line's venv",
+    """Skip the caller's module unless the running Spark line is one the product is tested on."""
+    if jar.spark_line() not in product.lines:
+        pytest.skip(f"{product.name} is tested on Spark {', '.join(product.lines)} ({product.poms()}), "
+                    f"this is Spark {jar.spark_line()}: .ci/run-lines runs it in those lines' venvs",
                     allow_module_level=True)
 
 

@@ -1,4 +1,4 @@
-"""The extension beside DataFusion Comet (deps/comet/pom.xml), on the Spark line Comet is built for.
+"""The extension beside DataFusion Comet (deps/comet/spark-4.1/pom.xml), on the Spark line Comet is built for.
 
 One session for the module's tests: Comet's plugin, shuffle manager and off-heap memory, and the
 extension in strict mode. Comet can be switched off per query (``spark.comet.enabled``), which is
@@ -15,10 +15,10 @@ COMET = PRODUCTS["comet"]
 
 
 def pytest_collection_modifyitems(config, items):
-    if jar.spark_line() == COMET.line:
+    if jar.spark_line() in COMET.lines:
         return
     skip = pytest.mark.skip(reason=f"DataFusion Comet is tested on Spark {COMET.line} "
-                                   f"(deps/comet/pom.xml), this is Spark {jar.spark_line()}")
+                                   f"({COMET.poms()}), this is Spark {jar.spark_line()}")
     for item in items:
         if "comet" in item.path.parts:
             item.add_marker(skip)

@@ -1,7 +1,7 @@
 """Delta Lake tables for the differential tests: a strict session with Delta's jars and extension
-(Spark 4.2, deps/delta/pom.xml), and small tables that exercise what Delta's reader adds to
-Parquet: deletion vectors, column mapping, time travel, MERGE, partitions, schema evolution,
-OPTIMIZE / Z-order, and shredded VARIANT columns."""
+(Spark 4.2 and 3.5, deps/delta/spark-<line>/pom.xml), and small tables that exercise what Delta's
+reader adds to Parquet: deletion vectors, column mapping, time travel, MERGE, partitions, schema
+evolution, OPTIMIZE / Z-order, and shredded VARIANT columns (not on 3.5, which has no VARIANT)."""
 from __future__ import annotations
 
 import glob

@@ -1,7 +1,8 @@
-"""Iceberg tables (Iceberg's Spark 4.1 runtime, deps/iceberg/pom.xml) in a Hadoop catalog ``ice``.
+"""Iceberg tables (Iceberg's runtime for Spark 4.1 or 3.5,
+deps/iceberg/spark-<line>/pom.xml) in a Hadoop catalog ``ice``.
 
-Run as its own pytest process in the Spark 4.1 venv (``.ci/run-lines`` does); on any other line the
-module skips, saying where it runs.
+Run as its own pytest process in the Spark 4.1 or 3.5 venv (``.ci/run-lines`` does); on any other
+line the module skips, saying where it runs.
 """
 from __future__ import annotations
 
