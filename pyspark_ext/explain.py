@@ -28,6 +28,9 @@ def explain_read_schema(df: DataFrame, run: bool = False) -> list[dict[str, Any]
     SQL metrics the scan's tasks counted (also in the Spark UI, on the ``RowGroupMetrics`` node).
     Scans that DataFusion Comet runs natively are reported too, with ``bytes_scanned_metric``:
     the bytes Comet's scan read from storage, once the DataFrame has run.
+    An Iceberg scan of a table with VARIANT columns that Iceberg's own reader reads (not the
+    extension, which reads shredded variants by their leaves) has ``left_to_format_reader``: why,
+    naming the table (``None`` on other scans).
 
     ``run=True`` runs the query once first (rows discarded on the executors), so those run-time
     counts are there without a ``collect``. Spark Connect DataFrames work too (the server needs
@@ -77,4 +80,6 @@ def format_report(scans: list[dict[str, Any]]) -> str:
         if s.get("row_groups_read_metric") is not None:
             lines.append(f"  at run time : {s['row_groups_read_metric']} read, "
                          f"{s['row_groups_skipped_metric']} skipped")
+        if s.get("left_to_format_reader"):
+            lines.append(f"  reader      : {s['left_to_format_reader']}")
     return "\n".join(lines)

@@ -103,6 +103,30 @@ def test_time_travel_and_row_group_skipping(spark, mixed):
         f"SELECT file_path FROM {t}.files VERSION AS OF {first}").collect()) > 0
 
 
+def test_row_groups_skipped_where_iceberg_typed_the_sorted_path(spark):
+    """Iceberg's writer types each path by the widest value in the first 100 rows of each file
+    (``write.parquet.variant-inference-buffer-size``). A file of ids from 0, sorted, types ``a`` as
+    int8 and keeps every id from 128 on in the path's untyped column: any of its row groups may
+    hold any id, so all are read. A file of ids from 1500 types ``a`` as int16 and holds every
+    value typed: its row groups are skipped on their statistics. Rows equal stock either way."""
+    t = "ice.db.vr_sorted"
+    _create(spark, t)
+    for lo, hi in [(0, 1500), (1500, 3000)]:  # one task, so one file, each sorted by id
+        spark.sql(f"INSERT INTO {t} SELECT id, id % 5, {OBJECT}, named_struct('n', id, 'w', parse_json('1')) "
+                  f"FROM range({lo}, {hi}, 1, 1)")
+    for where, int16_read in [("BETWEEN 2000 AND 2010", 1), ("BETWEEN 50 AND 60", 0)]:
+        query = f"SELECT id, v:b::string FROM {t} WHERE variant_get(v, '$.a', 'bigint') {where}"
+        stock, ext = compare(spark, query)
+        assert len(stock.rows) == 11
+        assert _by_extension(ext), ext.read_schemas
+        scans = {("int8" if "tinyint" in s["read_schema"] else "int16"): s
+                 for s in pyspark_ext.explain_read_schema(spark.sql(query), run=True)}
+        assert set(scans) == {"int8", "int16"}, scans
+        assert scans["int8"]["row_groups"] > 2 and scans["int16"]["row_groups"] > 2, scans
+        assert scans["int8"]["row_groups_read"] == scans["int8"]["row_groups"], scans["int8"]
+        assert scans["int16"]["row_groups_read"] == int16_read, scans["int16"]
+
+
 def test_switch_leaves_the_table_to_iceberg(spark, mixed):
     t, _ = mixed
     spark.conf.set("spark.pyspark_ext.variant.iceberg.enabled", "false")

@@ -70,12 +70,21 @@ object TableFormats {
     Iceberg.variantFiles(r, session, command) match {
       case Right(planned) => Some(planned)
       case Left(reason) =>
+        leftToIceberg(r, table, reason)
         if (ExtConf.IcebergVariantReads.get && command.isEmpty) {
           DeltaScans.warnOnce(s"pyspark-ext leaves the variant columns of Iceberg table $table to " +
             s"Iceberg's reader, because $reason")
         }
         None
     }
+
+  /**
+   * Records, for `explain_read_schema`'s report on the scan of `r`, that Iceberg's reader reads the
+   * variant columns of `table` because of `reason`.
+   */
+  def leftToIceberg(r: DataSourceV2Relation, table: String, reason: String): Unit =
+    ReaderReasons.note(r.table, s"Iceberg's reader reads the variant columns of Iceberg table $table, " +
+      s"because $reason")
 
   /**
    * Whether the extension reads the variant columns of files in `format` at all (Spark's own

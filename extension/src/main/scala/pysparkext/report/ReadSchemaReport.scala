@@ -17,7 +17,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import pysparkext.ExtConf
 import pysparkext.exec.RowGroupMetricsExec
-import pysparkext.formats.{Comet, DeltaScans, Feature, TableFormats}
+import pysparkext.formats.{Comet, DeltaScans, Feature, ReaderReasons, TableFormats}
 import pysparkext.parquet.{FileTolerance, PageCounts, ParquetFooters, RowGroupSelection, RowGroups}
 import pysparkext.pruning.Need
 
@@ -158,7 +158,8 @@ object ReadSchemaReport extends AdaptiveSparkPlanHelper {
         "bytes_read" -> None,
         "bytes_full" -> None,
         "pushed_filters" -> Nil,
-        "files" -> None)
+        "files" -> None,
+        "left_to_format_reader" -> ReaderReasons.of(b.table))
   }
 
   /**

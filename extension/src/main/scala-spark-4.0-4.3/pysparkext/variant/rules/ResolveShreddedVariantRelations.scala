@@ -119,7 +119,10 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
             "VARIANT inside an array or a map")
         }
         val resolved = resolve(files, fs, columns, Some(name), delta = false)
-        if (resolved eq files) r else resolved
+        if (resolved ne files) resolved else {
+          TableFormats.leftToIceberg(r, name, "none of its data files shreds a variant column")
+          r
+        }
       case None => r
     }
   }
