@@ -33,7 +33,7 @@ PRUNING_SUBSET = frozenset({
 })
 VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
-    "test_bloom_skipping.py", "test_spec_writer.py",
+    "test_bloom_skipping.py", "test_page_skipping.py", "test_spec_writer.py",
 })
 VARIANT_EDGES = frozenset({
     "test_conflicting_files.py", "test_file_tolerance.py", "test_nested_variant.py",
@@ -59,6 +59,7 @@ NEEDS_PYSPARK_4 = {
     "test_delta_variant.py": "shredded VARIANT on Delta tables: Spark 3.5 has no VARIANT",
     "test_iceberg_variant.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
     "test_iceberg_variant_reads.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
+    "test_iceberg_variant_history.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
 }
 
 
