@@ -43,13 +43,13 @@ def test_each_spark_line_compiles_the_shared_sources_and_its_own_shims():
     none of the variant half (it has no VARIANT) and the rest of 4.x only."""
     common = {"ParquetFiltersShim", "ParquetFooterShim", "FileScanCopyShim", "V2RelationCopyShim",
               "LogicalRelationCopyShim", "SessionShim", "VariantHalfShim", "VariantInternals",
-              "LineGapsShim"}
+              "LineGapsShim", "OptimizerHooksShim"}
     for line in jar.SUPPORTED_LINES:
         folders = jar.source_folders(f"{line}.0")
         assert folders[0] == jar.SOURCES_DIR / "scala"
         shims = [s.stem for f in folders[1:] for s in f.rglob("*.scala") if s.parent.name == "shims"]
         assert sorted(shims) == sorted(set(shims)), (line, shims)
-        only_4x = set() if line == "3.5" else {"VariantValidationShim", "OptimizerHooksShim"}
+        only_4x = set() if line == "3.5" else {"VariantValidationShim"}
         assert common | only_4x == set(shims), line
         sources = [s for f in folders for s in f.rglob("*.scala")]
         names_variant = [s.name for s in sources if VARIANT_IMPORT.search(s.read_text())]
