@@ -17,16 +17,18 @@ from tests.support.differential import ENABLED, strict_session  # noqa: E402
 
 
 #: The differential subset CI runs on every other Spark line (``.ci/run-lines``), each against that
-#: line's own stock Spark: nested pruning over every shape and Spark's own SchemaPruningSuite
-#: cases under Spark's pruning switch both ways, explain, what the line carries, the check of the
-#: settings a session starts with (a bad one hangs a 4.1 driver without it), and,
-#: where the line carries the variant half (docs/spark-versions.md), both variant layouts' reads,
-#: filters and skipping, and the writers. On the oldest line that carries it (4.1) also the
-#: variant edge cases whose code sits above the shims: tables whose files shred differently (read
-#: as a Union of per-file scans), skipped damaged files, and VARIANTs nested in structs; 4.2 shares
-#: each of its shim folders with 4.1 or 4.3, and the full suite runs them on 4.3.
-#: The fuzzer runs beside it there. Producers tests mark themselves, test by test
-#: (``pytest.mark.spark_lines``): a few whole pipelines and the workers' conversions.
+#: line's own stock Spark, chosen so that each line tests what no other line's run covers
+#: (docs/development.md gives the times): nested pruning over every shape and Spark's own
+#: SchemaPruningSuite cases under Spark's pruning switch both ways, explain, what the line carries,
+#: and the check of the settings a session starts with (a bad one hangs a 4.1 driver without it), on
+#: every line. The variant half's reads, filters, skipping and writers, and its edge cases whose code
+#: sits above the shims (tables whose files shred differently, read as a Union of per-file scans;
+#: skipped damaged files; VARIANTs nested in structs), on the oldest line that carries it (4.1):
+#: 4.2 shares each of its shim folders with 4.1 or 4.3, where the full suite runs them, and the
+#: fuzzer's variant grammar and the Delta variant tests still run against stock 4.2. The producers
+#: pipelines (``pytest.mark.producers_lines``, test by test: a few whole pipelines and the workers'
+#: conversions) on the oldest line that has them (4.0): they use pyspark's public API only, and the
+#: full suite runs them all on the newest.
 PRUNING_SUBSET = frozenset({
     "test_nested_pruning.py", "test_schema_pruning_suite.py", "test_spark_pruning_switch.py",
     "test_explain.py", "test_spark_lines.py", "test_settings_at_start.py",
@@ -40,10 +42,10 @@ VARIANT_EDGES = frozenset({
     "test_struct_variant_paths.py",
 })
 OLDEST_VARIANT_LINE = "4.1"
+OLDEST_PRODUCERS_LINE = "4.0"
 SPARK_LINES_SUBSET = (
     PRUNING_SUBSET
-    | (VARIANT_SUBSET if jar.carries_variant() else frozenset())
-    | (VARIANT_EDGES if jar.spark_line() == OLDEST_VARIANT_LINE else frozenset()))
+    | (VARIANT_SUBSET | VARIANT_EDGES if jar.spark_line() == OLDEST_VARIANT_LINE else frozenset()))
 
 
 #: Test modules that need what pyspark 3.5 lacks, each with why. On 3.5 each is reported as one
@@ -84,7 +86,8 @@ def pytest_pycollect_makemodule(module_path, parent):
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name in SPARK_LINES_SUBSET:
+        if item.path.name in SPARK_LINES_SUBSET or (
+                jar.spark_line() == OLDEST_PRODUCERS_LINE and item.get_closest_marker("producers_lines")):
             item.add_marker(pytest.mark.spark_lines)
 
 

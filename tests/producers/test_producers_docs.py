@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.differential import confs
 
-pytestmark = [pytest.mark.slow, pytest.mark.spark_lines]
+pytestmark = [pytest.mark.slow, pytest.mark.producers_lines]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "producers.md"
 

@@ -150,7 +150,7 @@ def test_apple_banana_mango(spark, tmp_path):
     assert p.versions() == [1, 2, 3] and p.version == 3
 
 
-@pytest.mark.spark_lines
+@pytest.mark.producers_lines
 def test_join(spark, tmp_path):
     p = pipeline(spark, tmp_path)
     customers, orders = p.source("customers"), p.source("orders")
@@ -306,7 +306,7 @@ def test_wrong_output_type_names_stage_and_key(spark, tmp_path):
 
 # -- types --------------------------------------------------------------------------------------
 
-@pytest.mark.spark_lines
+@pytest.mark.producers_lines
 def test_dates_and_compound_struct_keys(spark, tmp_path):
     p = pipeline(spark, tmp_path, rows_per_row_group=2, rows_per_file=3)
     days = p.source("days")
@@ -325,7 +325,7 @@ def test_dates_and_compound_struct_keys(spark, tmp_path):
     assert [k for k, _ in got] == sorted(k for k, _ in got)
 
 
-@pytest.mark.spark_lines
+@pytest.mark.producers_lines
 def test_timestamp_keys_and_values(spark, tmp_path):
     """Timestamps reach Produce as PySpark gives them to a UDF and are stored as Spark stores
     them (with and without a time zone), on every Spark line (each asks Arrow for UTC in its own
@@ -351,7 +351,7 @@ def test_timestamp_keys_and_values(spark, tmp_path):
                                            if at.replace(minute=0) == hour]
 
 
-@pytest.mark.spark_lines
+@pytest.mark.producers_lines
 def test_variant_values(spark, tmp_path):
     p = pipeline(spark, tmp_path)
     src = p.source("events")

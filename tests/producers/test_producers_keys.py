@@ -38,7 +38,7 @@ def int_pipeline(spark, path):
 
 @pytest.mark.parametrize("key, ddl, shown", [
     pytest.param(3.7, "double", "3.7",           # was cast to 3: key 3 silently updated
-                 marks=pytest.mark.spark_lines),
+                 marks=pytest.mark.producers_lines),
     (3.0, "double", "3.0"),                      # exact, but a double all the same
     ("abc", "string", "'abc'"),                  # was CAST_INVALID_INPUT from Spark
     (2 ** 40, "bigint", "1099511627776"),        # would overflow int

@@ -13,7 +13,7 @@ from pyspark.sql.types import (
 
 from pyspark_ext.producers.rows import arrow_schema, arrow_type, to_user, user_to_raw
 
-pytestmark = pytest.mark.spark_lines
+pytestmark = pytest.mark.producers_lines
 
 ROW = StructType([StructField("at", TimestampType()), StructField("local", TimestampNTZType()),
                   StructField("v", VariantType()), StructField("d", DecimalType(10, 2))])
