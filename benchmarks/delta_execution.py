@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         spark.stop()
         shutil.rmtree(warehouse, ignore_errors=True)
-    print(f"\n| over | measure | stock s | extension s | ratio |\n|---|---|---|---|---|")
+    print("\n| over | measure | stock s | extension s | ratio |\n|---|---|---|---|---|")
     for label in dict.fromkeys(r["suite"] for r in rows):
         chosen = [r for r in rows if r["suite"] == label]
         for key in ("collect", "execution", "log_jobs", "execution_less_log_jobs", "mib"):

@@ -18,13 +18,13 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import DataType, StructField, StructType
+from pyspark.sql.types import DataType
 
 from . import incremental, key_order as _key_order, storage
 from .errors import ProducerError, from_spark
 from .exact_types import same, widens
 from .produce import SampleValues
-from .rows import check_sortable, content_schema, parse_type, update_schema
+from .rows import check_sortable, parse_type
 from .storage import Store, version_dir
 
 Add, Update, Delete = "Add", "Update", "Delete"

@@ -4,7 +4,7 @@ import pytest
 from pyspark.sql.types import ArrayType, MapType, StructType
 
 from pyspark_ext.advisor import UnresolvedQuery, query_needs, schema_on_read
-from pyspark_ext.advisor.paths import VariantPath, presence_suffix
+from pyspark_ext.advisor.paths import presence_suffix
 from pyspark_ext.advisor.workload import parse_ddl
 from pyspark_ext.data.adtech_deep import DEEP_SCHEMA
 from pyspark_ext.data.deep_queries import QUERIES

@@ -4,7 +4,6 @@ import json
 from collections import Counter
 
 import pytest
-from pyspark.sql.types import StructType
 
 from pyspark_ext.__main__ import main
 from pyspark_ext.advisor import analyze_workload, read_queries

@@ -43,7 +43,8 @@ def test_each_writer_writes_its_own_layout(written) -> None:
     # the spec writer and Spark's forced writer shred by the same schema: the same typed tree
     assert _typed_tree(work / "spec") == _typed_tree(work / "spark_forced")
     # spec is written column by column, spec_rows row by row (the switch off)
-    footer = lambda name: pq.ParquetFile(min((work / name).glob("*.parquet"))).metadata.metadata
+    def footer(name: str) -> dict[bytes, bytes]:
+        return pq.ParquetFile(min((work / name).glob("*.parquet"))).metadata.metadata
     assert footer("spec")[b"pyspark_ext.columnarShreddedColumns"] == b"v"
     assert b"pyspark_ext.columnarShreddedColumns" not in footer("spec_rows")
     assert footer("draft")[b"pyspark_ext.columnarShreddedColumns"] == b"v"

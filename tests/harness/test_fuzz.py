@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import struct
-from dataclasses import replace
 from pathlib import Path
 
 import pytest

@@ -119,7 +119,7 @@ def test_in_list_on_bloom_filtered_leaf(spark: SparkSession, tables, layout: str
     assert scan["rows_output"] == 4 * GROUP
 
 
-@pytest.mark.parametrize("view", [f"{d}_{l}_plain" for d in ("clean", "mixed") for l in LAYOUTS]
+@pytest.mark.parametrize("view", [f"{d}_{layout}_plain" for d in ("clean", "mixed") for layout in LAYOUTS]
                          + ["clean_spark_plain", "mixed_spark_plain"])
 def test_without_bloom_filters_nothing_is_skipped(spark: SparkSession, tables, view: str) -> None:
     _, scan = _run(spark, view, f"v:did::string = '{_target()}'")
