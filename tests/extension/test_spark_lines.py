@@ -1,6 +1,7 @@
 """What each Spark line carries (docs/spark-versions.md): the jar built for the installed line
-loads with no internal missing, and a line that cannot carry a feature says so once, by name,
-and leaves its queries to stock Spark."""
+loads with no internal missing, a line that cannot carry a feature says so once, by name, and
+leaves its queries to stock Spark, and the extension's own Parquet reader reads no more than
+Spark's on every line."""
 from __future__ import annotations
 
 import pyspark
