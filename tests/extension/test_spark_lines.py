@@ -1,10 +1,11 @@
 """What each Spark line carries (docs/spark-versions.md): the jar built for the installed line
-loads with no internal missing, and a line that cannot carry a feature says so once, by name,
-and leaves its queries to stock Spark."""
+loads with no internal missing, a line that cannot carry a feature says so once, by name, and
+leaves its queries to stock Spark, and the extension's own Parquet reader reads no more than
+Spark's on every line."""
 from __future__ import annotations
 
 import pyspark
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
 from pyspark_ext import jar, settings
@@ -86,3 +87,46 @@ def test_tools_that_need_variant_or_pyspark_4_say_so_on_spark_35(capsys) -> None
         fuzz.main(["--kind", "all", "--queries", "1"])
     assert exited.value.code == 2
     assert "has no VARIANT type; use --kind nested" in capsys.readouterr().err
+
+
+def _bytes_read(spark: SparkSession) -> int:
+    """Bytes this JVM has read through Hadoop's file systems (local mode: the tasks' reads too)."""
+    return sum(int(s.getBytesRead()) for s in spark._jvm.org.apache.hadoop.fs.FileSystem.getAllStatistics())
+
+
+def test_the_extensions_parquet_reader_reads_no_more_bytes_than_stock(spark: SparkSession, tmp_path) -> None:
+    """Where the extension reads the leaves stock reads through its own Parquet reader (the
+    leaf-columns reader), it reads each split's footer once, as Spark's reader does, on every line:
+    no more bytes than stock, and the same row groups. A wide struct makes each footer large
+    beside the leaves read, and the pushed filter on `id` skips row groups."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows, width = 2000, 300
+    for part in range(2):
+        ids = pa.array(range(part * rows, (part + 1) * rows), pa.int64())
+        payload = pa.StructArray.from_arrays([pa.array(range(i, i + rows), pa.int64()) for i in range(width)],
+                                             names=[f"f{i:03}" for i in range(width)])
+        pq.write_table(pa.table({"id": ids, "payload": payload}), str(tmp_path / f"part-{part}.parquet"),
+                       row_group_size=500)
+    sql = f"SELECT count(*), sum(payload.f000), max(payload.f002) FROM parquet.`{tmp_path}` WHERE id >= 2600"
+
+    def measured() -> tuple[DataFrame, list, int]:
+        spark.sql(sql).collect()  # the footer facts the rules cache are read here
+        df = spark.sql(sql)
+        before = _bytes_read(spark)
+        collected = df.collect()
+        return df, collected, _bytes_read(spark) - before
+
+    ext_df, ext_rows, ext_bytes = measured()
+    with confs(spark, {ENABLED: "false"}):
+        stock_df, stock_rows, stock_bytes = measured()
+        stock = pyspark_ext.explain_read_schema(stock_df)
+    ext = pyspark_ext.explain_read_schema(ext_df)
+    assert "leaf columns" in ext_df._jdf.queryExecution().executedPlan().toString()
+    assert ext_rows == stock_rows
+    assert [s["read_schema"] for s in ext] == [s["read_schema"] for s in stock]
+    # The pushed filter skips the same row groups: the scans output the 3 of 8 row groups kept.
+    assert [(s["row_groups_read"], s["row_groups_skipped"]) for s in ext] == [(3, 5)]
+    assert [s.get("rows_output") for s in ext] == [s.get("rows_output") for s in stock] == [1500]
+    assert 0 < ext_bytes <= stock_bytes, f"the extension read {ext_bytes} bytes, stock {stock_bytes}"
