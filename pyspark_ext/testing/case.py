@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 
+class CatalogTable(str):
+    """A table's name in a catalog (``cat.db.t``) where ``paths`` maps a logical table to a
+    catalog table instead of a Parquet directory (``fuzz_iceberg``)."""
+
+
 @dataclass
 class Case:
     """``ast`` names logical tables (``data.TABLES``); ``order`` is None for a multiset
@@ -19,8 +24,8 @@ class Case:
     notes: dict[str, str] = field(default_factory=dict)
 
     def sql(self, paths: dict[str, str] | None = None, table: str | None = None) -> str:
-        """The query in Spark SQL; with ``paths``, over the Parquet files (``table`` replaces
-        this case's table by another with the same columns)."""
+        """The query in Spark SQL; with ``paths``, over the Parquet files or catalog tables they
+        name (``table`` replaces this case's table by another with the same columns)."""
         return render(self.ast, paths, {self.table: table} if table else {})
 
 
@@ -34,6 +39,10 @@ def render(ast: exp.Expression, paths: dict[str, str] | None = None,
             alias = node.args.get("alias")
             if paths is None:
                 return exp.Table(this=exp.to_identifier(name), alias=alias)
+            if isinstance(paths[name], CatalogTable):
+                named = exp.to_table(paths[name], dialect="spark")
+                named.set("alias", alias)
+                return named
             return exp.Table(this=exp.to_identifier(paths[name], quoted=True), db=exp.to_identifier("parquet"),
                              alias=alias)
         return node

@@ -13,6 +13,10 @@ The last line printed is ``fuzz: N queries, M mismatches, E errors, D stock-Spar
 
 Query ``i`` of seed ``S`` is drawn from ``random.Random(S * 1_000_003 + i)``, so one query is
 reproduced with ``--seed S --start i --queries 1``.
+
+``--table-format iceberg`` writes the same tables as Iceberg tables with a history of deletes and
+schema and partition evolution (``fuzz_iceberg``), and runs the same queries over them, each
+judged against stock Spark + Iceberg on its own table.
 """
 from __future__ import annotations
 
@@ -32,7 +36,8 @@ from pyspark.sql import SparkSession
 from sqlglot import exp
 
 from .._variant_types import VARIANT_TYPES
-from . import grammar_nested, grammar_variant
+from .. import jar
+from . import fuzz_iceberg, grammar_nested, grammar_variant
 from .case import Case
 from .data import write_tables
 from .equivalence import exact_numeric_schemas
@@ -54,11 +59,15 @@ class Result:
     diverged: str | None = None  # how stock Spark's answer differed from its own without PUSH_VARIANT
 
 
-def draw(seed: int, number: int, kind: str) -> Case:
+def draw(seed: int, number: int, kind: str, table_format: str = "parquet") -> Case:
     rnd = random.Random(seed * 1_000_003 + number)
     name = kind if kind != "all" else rnd.choice(sorted(GRAMMARS))
     case = GRAMMARS[name](rnd)
     case.ansi = rnd.random() < 0.5
+    if table_format == "iceberg":
+        # every logical table is then an Iceberg table stock Spark reads (there is no draft
+        # layout): each query is judged against stock Spark on its own table
+        case.reference = None
     return case
 
 
@@ -211,7 +220,7 @@ class Summary:
 
 def fuzz(spark: SparkSession, paths: dict[str, str], queries: int, seed: int, kind: str, start: int = 0,
          reduce_limit: int = 3, save_to: str | None = None, budget: int = 80, progress: bool = True,
-         out=None) -> Summary:
+         out=None, table_format: str = "parquet") -> Summary:
     from tqdm import tqdm
 
     out = out or sys.stdout
@@ -221,7 +230,7 @@ def fuzz(spark: SparkSession, paths: dict[str, str], queries: int, seed: int, ki
     bar = tqdm(range(start, start + queries), file=sys.stderr, disable=not progress, unit="query",
                desc=f"fuzz seed {seed}")
     for number in bar:
-        case = draw(seed, number, kind)
+        case = draw(seed, number, kind, table_format)
         result = check(spark, case, paths)
         summary.queries += 1
         if result.diverged:
@@ -259,13 +268,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kind", choices=["nested", "variant", "all"], default="all")
+    parser.add_argument("--table-format", choices=["parquet", "iceberg"], default="parquet",
+                        help="parquet: Parquet files; iceberg: Iceberg tables with deletes and schema and "
+                             "partition evolution (Spark 4.1 and 3.5)")
     parser.add_argument("--start", type=int, default=0, help="number of the first query (to reproduce one)")
     parser.add_argument("--rows", type=int, default=1200, help="rows of the nested table (a third as many variant rows)")
     parser.add_argument("--dir", default=None, help="where to write the tables (default: a temp dir)")
     parser.add_argument("--reduce", type=int, default=3, help="reduce at most this many mismatches")
     parser.add_argument("--reduce-budget", type=int, default=80, help="query runs a reduction may take")
     parser.add_argument("--save", default=None,
-                        help="directory for regression files (default: tests/harness/fuzz_regressions if ./tests exists)")
+                        help="directory for regression files (default: tests/harness/fuzz_regressions if ./tests "
+                             "exists; with --table-format iceberg none, as those files are run over Parquet files)")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
     parser.add_argument("--no-progress", action="store_true")
@@ -273,17 +286,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.kind != "nested" and not VARIANT_TYPES:
         parser.error(f"--kind {args.kind}: pyspark {pyspark.__version__} has no VARIANT type; "
                      "use --kind nested")
-    save_to = args.save or ("tests/harness/fuzz_regressions" if Path("tests").is_dir() else None)
+    iceberg = args.table_format == "iceberg"
+    if iceberg and (why := fuzz_iceberg.unsupported_line(jar.spark_line())):
+        parser.error(why)
+    save_to = args.save or ("tests/harness/fuzz_regressions" if Path("tests").is_dir() and not iceberg else None)
     confs = dict(c.split("=", 1) for c in args.conf)
+    if iceberg:
+        confs = {**fuzz_iceberg.session_confs(jar.spark_line()), **confs}
+    writer = fuzz_iceberg.write_tables if iceberg else write_tables
 
     spark, own = session(args.master, confs)
     try:
         with tempfile.TemporaryDirectory(prefix="pyspark_ext_fuzz_") as tmp:
             directory = Path(args.dir or tmp)
-            paths = write_tables(spark, directory / f"data-{random.randrange(10**9)}", rows=args.rows,
-                                 variant=args.kind != "nested")
+            paths = writer(spark, directory / f"data-{random.randrange(10**9)}", rows=args.rows,
+                           variant=args.kind != "nested")
             summary = fuzz(spark, paths, args.queries, args.seed, args.kind, args.start, args.reduce, save_to,
-                           budget=args.reduce_budget, progress=not args.no_progress)
+                           budget=args.reduce_budget, progress=not args.no_progress, table_format=args.table_format)
     finally:
         if own:
             spark.stop()

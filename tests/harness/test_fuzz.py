@@ -269,3 +269,17 @@ def test_cli_exits_1_on_a_mismatch_and_saves_a_regression(spark, tmp_path, capsy
     original = re.search(r"MISMATCH seed 9 query 0 .*\n  (.*)", out).group(1)
     reduced = saved.split(";")[0].splitlines()[-1]
     assert len(reduced) < len(original), (reduced, original)
+
+
+def test_iceberg_mode_names_the_lines_it_runs_on(capsys) -> None:
+    """``--table-format iceberg`` elsewhere than where Iceberg is tested says where it runs, as a
+    usage error, before any session starts (tests/tables/iceberg/test_iceberg_fuzz.py runs it)."""
+    from pyspark_ext import jar
+    from pyspark_ext.testing.table_formats import PRODUCTS
+    if jar.spark_line() in PRODUCTS["iceberg"].lines:
+        pytest.skip("Iceberg mode runs on this line: tests/tables/iceberg/test_iceberg_fuzz.py")
+    with pytest.raises(SystemExit) as exited:
+        fuzz.main(["--table-format", "iceberg", "--kind", "nested", "--queries", "1"])
+    assert exited.value.code == 2
+    assert (f"--table-format iceberg: Iceberg is tested on Spark 4.1, 3.5 (deps/iceberg/spark-4.1/pom.xml, "
+            f"deps/iceberg/spark-3.5/pom.xml), this is Spark {jar.spark_line()}") in capsys.readouterr().err
