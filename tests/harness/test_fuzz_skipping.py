@@ -10,10 +10,9 @@ import io
 import pytest
 from pyspark.sql import SparkSession
 
-import pyspark_ext
 from pyspark_ext import jar
 from pyspark_ext.testing import fuzz
-from pyspark_ext.testing.skipping import Skips, on_shredded_paths
+from pyspark_ext.testing.skipping import Skips
 from tests.support.differential import confs
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 
@@ -31,27 +30,6 @@ def test_fuzz_over_bloom_filtered_files_loses_no_row_and_skips(spark: SparkSessi
     skips = summary.skips
     assert summary.mismatches == 0, out.getvalue()
     assert skips.by_statistics and skips.by_pages and skips.at_run_time, skips.line()
-
-
-@pytest.mark.slow  # the fuzzer's tables take a while to write
-def test_bloom_filters_skip_row_groups_of_the_fuzz_tables(spark: SparkSession, fuzz_tables) -> None:
-    # Dictionaries off: only the bloom filters on user.name can rule a row group out, where
-    # statistics (names in every order) cannot. The table's files shred differently, so it is
-    # read by one scan per group of files; the file whose group shreds user.name everywhere skips.
-    # (In the draft table every group of files holds user or the whole event in some residual.)
-    # Rows are the unshredded table's.
-    table = "variant_spec"
-    where = "v:user.name::string = 'u3'"
-    with confs(spark, {**METRICS, "parquet.filter.dictionary.enabled": "false"}):
-        df = spark.sql(f"SELECT id FROM parquet.`{fuzz_tables[table]}` WHERE {where}")
-        rows = sorted(r.id for r in df.collect())
-        scans = [s for s in pyspark_ext.explain_read_schema(df) if on_shredded_paths(s)]
-    truth = sorted(r.id for r in spark.sql(f"SELECT id FROM parquet.`{fuzz_tables['variant_truth']}` "
-                                           f"WHERE {where}").collect())
-    assert rows == truth != []
-    skips = Skips()
-    skips.add(scans)
-    assert skips.beyond_statistics > 0 and skips.row_groups_skipped == 0, scans
 
 
 def test_skips_count_only_scans_that_filter_shredded_paths() -> None:
