@@ -59,6 +59,7 @@ NEEDS_PYSPARK_4 = {
     "test_advisor_paths.py": "its tables have VARIANT columns, a type pyspark 3.5 lacks",
     "test_cluster_mode.py": "its deployments run producers pipelines (pyspark.sql.conversion)",
     "test_delta_variant.py": "shredded VARIANT on Delta tables: Spark 3.5 has no VARIANT",
+    "test_delta_skipping.py": "skipping on shredded VARIANT paths of Delta tables: Spark 3.5 has no VARIANT",
     "test_iceberg_variant.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
     "test_iceberg_variant_reads.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
     "test_iceberg_variant_history.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",

@@ -5,11 +5,18 @@ three storage forms.
   structs, a sparse payload struct), several files.
 - ``variant_truth``: ``variant_json`` events as unshredded VARIANT (``parse_json``), the ground
   truth for the draft layout, which stock Spark cannot read.
-- ``variant_draft``: the same events in the draft layout (``pyspark_ext.shred``), one file per
-  shredding schema in ``DRAFT_SCHEMAS``.
+- ``variant_draft``: the same events in the draft layout (``pyspark_ext.write_shredded``), one
+  file per shredding schema in ``DRAFT_SCHEMAS``.
 - ``variant_spec``: the same events in the Parquet spec layout written by Spark's own shredding
   writer, one file per entry of ``SPEC_SCHEMAS`` (forced schemas, Spark's inferred one,
   unshredded), so the files of one table are shredded differently.
+
+The shredded tables are written for Parquet's skipping (``SKIPPING``): row groups of
+``GROUP_ROWS`` rows with pages of ``PAGE_ROWS`` rows (page indexes are on by default), bloom
+filters on the typed leaves of ``BLOOM_PATHS`` (the paths the variant grammar compares by
+equality), and each file's rows ordered by ``SORT_BY``: rows whose ``id`` is a number first, then
+those whose ``kind`` is a string, then by id, so that most row groups and pages hold no ``id``,
+and many no ``kind``, in a residual: the condition under which a filter on a path may skip them. Their rows are the same; only where they lie in the files differs.
 
 Queries name the files directly (``parquet.`path```): a temp view would keep the plan analyzed
 when the view was made, so "extension off" would not be stock Spark.
@@ -24,9 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from ..data import adtech
-from ..shredding import shred
+from ..shredding import shredded_leaf, write_shredded
 from ..spark_shredding import spark_shredding
 
 TABLES = ("nested", "variant_truth", "variant_draft", "variant_spec")
@@ -50,6 +58,16 @@ SPEC_SCHEMAS: list[str | None] = [
     "inferred",
     None,
 ]
+
+GROUP_ROWS, PAGE_ROWS = 16, 4
+#: Paths the variant grammar filters by ``=`` and ``<=>`` (``grammar_variant.compare``) that files
+#: shred as primitives; each gets a bloom filter where a file's schema shreds it so.
+BLOOM_PATHS = ["id", "kind", "price", "score", "big", "when", "user.id", "user.name"]
+SORT_BY = ["schema_of_variant(try_variant_get(v, '$.id', 'variant')) <> 'BIGINT'",
+           "schema_of_variant(try_variant_get(v, '$.kind', 'variant')) <> 'STRING'", "id"]
+SKIPPING = {"parquet.block.row.count.limit": str(GROUP_ROWS), "parquet.page.row.count.limit": str(PAGE_ROWS),
+            # check page sizes after every row, so that pages end at PAGE_ROWS rows
+            "parquet.page.size.row.check.min": "1", "parquet.page.size.check.estimate": "false"}
 
 
 def variant_json(n: int, seed: int) -> list[str | None]:
@@ -117,9 +135,25 @@ def _one_table(base: Path, name: str, parts: list[Callable[[str], None]]) -> Pat
     return table
 
 
-def _spark_writer(spark: SparkSession, df: DataFrame, path: str, schema: str | None) -> None:
+def bloom_paths(spark: SparkSession, schema: str, layout: str) -> dict[str, str]:
+    """``BLOOM_PATHS`` that ``schema`` shreds as primitives -> their Parquet leaf in ``layout``."""
+    struct = spark.createDataFrame([], schema if schema.startswith("struct<") else f"struct<{schema}>").schema
+    out = {}
+    for dotted in BLOOM_PATHS:
+        try:
+            out[dotted] = shredded_leaf("v", struct, dotted, layout)
+        except ValueError:  # not a primitive of this schema: no typed leaf to filter
+            continue
+    return out
+
+
+def _spark_writer(spark: SparkSession, df: DataFrame, path: str, schema: str | None,
+                  options: dict[str, str] | None = None, sort_by: list[str] | None = None) -> None:
+    df = df.coalesce(1)
+    if sort_by:
+        df = df.sortWithinPartitions(*[F.expr(e) for e in sort_by])
     with spark_shredding(spark, schema is not None, None if schema == "inferred" else schema):
-        df.coalesce(1).write.parquet(path)
+        df.write.options(**(options or {})).parquet(path)
 
 
 def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, seed: int = 7,
@@ -141,10 +175,19 @@ def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, s
     def part(i: int, count: int) -> DataFrame:
         return truth.where(f"id % {count} = {i}")
 
-    draft = [lambda p, i=i, s=s: shred(part(i, len(DRAFT_SCHEMAS)), "v", s).coalesce(1).write.parquet(p)
+    draft = [lambda p, i=i, s=s: write_shredded(part(i, len(DRAFT_SCHEMAS)).coalesce(1), p, {"v": s}, "draft",
+                                                bloom_filters={"v": list(bloom_paths(spark, s, "draft"))},
+                                                bloom_ndv=GROUP_ROWS, sort_by=SORT_BY, **SKIPPING)
              for i, s in enumerate(DRAFT_SCHEMAS)]
     paths["variant_draft"] = str(_one_table(base, "variant_draft", draft))
-    spec = [lambda p, i=i, s=s: _spark_writer(spark, part(i, len(SPEC_SCHEMAS)), p, s)
+    # Spark's writer takes Parquet's bloom options as they are; the inferred schema shreds these
+    # paths under the same names where it types them as primitives
+    spec_options = dict(SKIPPING)
+    for schema in [s for s in SPEC_SCHEMAS if s not in (None, "inferred")]:
+        for leaf in bloom_paths(spark, schema, "spec").values():
+            spec_options[f"parquet.bloom.filter.enabled#{leaf}"] = "true"
+            spec_options[f"parquet.bloom.filter.expected.ndv#{leaf}"] = str(GROUP_ROWS)
+    spec = [lambda p, i=i, s=s: _spark_writer(spark, part(i, len(SPEC_SCHEMAS)), p, s, spec_options, SORT_BY)
             for i, s in enumerate(SPEC_SCHEMAS)]
     paths["variant_spec"] = str(_one_table(base, "variant_spec", spec))
     return paths

@@ -44,6 +44,7 @@ from .equivalence import exact_numeric_schemas
 from .outcome import ROW_ERRORS, Outcome, difference, run
 from .reduce import reduce
 from .regressions import save
+from .skipping import Skips
 
 ANSI = "spark.sql.ansi.enabled"
 GRAMMARS = {"nested": grammar_nested.query, "variant": grammar_variant.query}
@@ -114,7 +115,8 @@ def check(spark: SparkSession, case: Case, paths: dict[str, str]) -> Result:
     judged = judged_as(case)
     with _ansi(spark, case.ansi):
         want = run(spark, judged.sql(paths, table=case.reference), enabled=False)
-        got = run(spark, judged.sql(paths), enabled=True)
+        # the read report of variant queries: how much the shredded tables' skipping skipped
+        got = run(spark, judged.sql(paths), enabled=True, scans=case.kind == "variant")
         finding = difference(want, got, case.order)
         # Stock Spark failed where the extension did not, or failed otherwise (a validation
         # failure of stock Spark's plan hides the row error both plans then meet).
@@ -207,6 +209,7 @@ class Summary:
     explained: Counter = field(default_factory=Counter)  # reason -> differences it explains
     findings: Counter = field(default_factory=Counter)  # (kind of mismatch, table) -> mismatches
     divergences: Counter = field(default_factory=Counter)  # (kind of difference, table) -> stock-Spark divergences
+    skips: Skips = field(default_factory=Skips)  # what Parquet's skipping skipped, over variant queries
 
     def lines(self) -> list[str]:
         out = [f"failed alike both ways: {k} {v} (e.g. {self.messages[k][:160]})" for k, v in self.errors.most_common()]
@@ -214,6 +217,7 @@ class Summary:
         out += [f"stock-Spark divergences: {v} x {k[0]} on {k[1]} (stock Spark agrees with the extension once "
                 f"{PUSH_VARIANT}=false)" for k, v in self.divergences.most_common()]
         out += [f"mismatches: {v} x {k[0]} on {k[1]}" for k, v in self.findings.most_common()]
+        out += [self.skips.line()] if self.skips.queries else []
         return out + [f"fuzz: {self.queries} queries, {self.mismatches} mismatches, {sum(self.errors.values())} errors, "
                       f"{sum(self.divergences.values())} stock-Spark divergences"]
 
@@ -233,6 +237,7 @@ def fuzz(spark: SparkSession, paths: dict[str, str], queries: int, seed: int, ki
         case = draw(seed, number, kind, table_format)
         result = check(spark, case, paths)
         summary.queries += 1
+        summary.skips.add(result.got.scans)
         if result.diverged:
             summary.divergences[(category(result.diverged), case.table)] += 1
             print(f"STOCK-SPARK DIVERGENCE seed {seed} query {number} ({case.kind} on {case.table}, ansi {case.ansi}): "
