@@ -9,6 +9,7 @@ import pytest
 
 from tests.support.differential import ENABLED, confs
 from tests.tables.iceberg.conftest import compare
+from pyspark_ext.testing.fuzz_iceberg import equality_delete
 
 MERGE_ON_READ = ("'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read', "
                  "'write.merge.mode'='merge-on-read'")
@@ -81,37 +82,12 @@ def test_merge_on_read_update_and_merge_write_what_stock_writes(spark, events_so
     _same_as_stock(spark, tables[True])
 
 
-def _write_equality_deletes(spark, table: str, column: str, values: list[int]) -> None:
-    """Commits one equality-delete file on the int column ``column`` through Iceberg's Java API
-    (Spark's own writes never produce equality deletes; Flink and Kafka Connect do)."""
-    jvm = spark._jvm
-    ice = jvm.org.apache.iceberg
-    tbl = ice.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table)
-    schema = tbl.schema()
-    ids = spark.sparkContext._gateway.new_array(jvm.int, 1)
-    ids[0] = schema.findField(column).fieldId()
-    names = jvm.java.util.ArrayList()
-    names.add(column)
-    delete_schema = schema.select(names)
-    factory = getattr(ice.data, "GenericFileWriterFactory$Builder")(tbl) \
-        .equalityFieldIds(ids).equalityDeleteRowSchema(delete_schema).build()
-    out = tbl.io().newOutputFile(f"{tbl.location()}/data/equality-deletes-{column}.parquet")
-    writer = factory.newEqualityDeleteWriter(ice.encryption.EncryptedFiles.plainAsEncryptedOutput(out),
-                                             tbl.spec(), None)
-    for v in values:
-        record = ice.data.GenericRecord.create(delete_schema)
-        record.setField(column, v)
-        writer.write(record)
-    writer.close()
-    tbl.newRowDelta().addDeletes(writer.toDeleteFile()).commit()
-
-
 @pytest.mark.parametrize("version", [2, 3])
 def test_equality_deletes(spark, events_source, version):
     t = f"ice.db.eqdel_v{version}"
     spark.sql(f"CREATE OR REPLACE TABLE {t} USING iceberg TBLPROPERTIES ('format-version'='{version}') "
               f"AS SELECT CAST(id AS INT) AS k, * FROM {events_source}")
-    _write_equality_deletes(spark, t, "k", list(range(0, 600, 3)))
+    equality_delete(spark, t, "k", list(range(0, 600, 3)))
     assert _delete_contents(spark, t) == {2}
     assert spark.table(t).count() == 400
     _same_as_stock(spark, t)

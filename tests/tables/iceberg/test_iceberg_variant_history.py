@@ -10,7 +10,7 @@ import re
 import pyspark_ext
 import pytest
 
-from tests.tables.iceberg.test_iceberg_tables import _write_equality_deletes
+from pyspark_ext.testing.fuzz_iceberg import equality_delete
 from tests.tables.iceberg.test_iceberg_variant_reads import (OBJECT, OTHER, QUERIES, _by_extension, _create,
                                                              _insert, _warnings, compare)
 
@@ -108,7 +108,7 @@ def test_top_level_equality_deletes_stay_with_iceberg(spark):
               "parse_json(to_json(named_struct('k', id % 3)))) FROM range({lo}, {hi}) ORDER BY id")
     spark.sql(insert.format(lo=0, hi=300))
     before = spark.sql(f"SELECT snapshot_id FROM {t}.snapshots ORDER BY committed_at DESC LIMIT 1").first()[0]
-    _write_equality_deletes(spark, t, "e", [0, 3])
+    equality_delete(spark, t, "e", [0, 3])
     spark.sql(insert.format(lo=300, hi=500))  # written after the deletes: they do not apply to it
     assert spark.sql(f"SELECT count(*) FROM {t} WHERE e IN (0, 3)").first()[0] == sum(
         1 for i in range(300, 500) if i % 7 in (0, 3))
