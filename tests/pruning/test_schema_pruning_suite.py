@@ -7,6 +7,7 @@ keep the executed plan's output names.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pytest
@@ -77,14 +78,49 @@ SETTINGS = [(v, "partitioned") for v in VARIANTS] + [
     (v, "p_in_files") for v in ("parquet_v1_vectorized", "parquet_v1_parquet_mr", "orc_v1_vectorized")]
 # On the other Spark lines (.ci/run-lines), the Parquet readers whose code differs between lines:
 # DSv1 with each reader (the row-by-row one is where Spark's pruning switch matters) and DSv2
-# (the relation copy is a shim). The full matrix runs on the newest line, in the full suite.
-if jar.spark_line() != jar.SUPPORTED_LINES[-1]:
-    SETTINGS = [(v, "partitioned") for v in
-                ("parquet_v1_vectorized", "parquet_v1_parquet_mr", "parquet_v2_vectorized")]
+# (the relation copy is a shim).
+LINE_SETTINGS = [(v, "partitioned") for v in
+                 ("parquet_v1_vectorized", "parquet_v1_parquet_mr", "parquet_v2_vectorized")]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-@pytest.mark.parametrize("variant,layout", SETTINGS, ids=[f"{v}-{lay}" for v, lay in SETTINGS])
+def complement(variant: str) -> str:
+    """The variant that differs from ``variant`` in format, source version and reader at once."""
+    v = VARIANTS[variant]
+    fmt = "orc" if v.fmt == "parquet" else "parquet"
+    source = "v1" if "_v2_" in variant else "v2"
+    vectorized = not variant.endswith("_vectorized")
+    return next(n for n, w in VARIANTS.items() if w.fmt == fmt and f"_{source}_" in n
+                and n.endswith("_vectorized") == vectorized)
+
+
+def runs(line: str) -> list[tuple[str, str, str]]:
+    """(variant, layout, case) triples: on the newest line, case ``i`` runs under setting ``i`` mod
+    11 and under that setting's complement (the other format, source version and reader), so each
+    case meets both formats, both source versions and both kinds of reader, and every setting runs
+    8 to 25 cases (pairwise test design, at a fifth of the full product's time). On the other lines,
+    case ``i`` runs under one of the three Parquet readers, rotated by line, so that across the lines
+    every case meets every reader. Sorted by setting, so that consecutive cases reuse the views.
+    ``PYSPARK_EXT_FULL_MATRIX=1`` runs the full product (docs/development.md)."""
+    names = list(CASES)
+    if os.environ.get("PYSPARK_EXT_FULL_MATRIX") == "1":
+        settings = SETTINGS if line == jar.SUPPORTED_LINES[-1] else LINE_SETTINGS
+        triples = [(v, lay, n) for v, lay in settings for n in names]
+    elif line == jar.SUPPORTED_LINES[-1]:
+        triples = []
+        for i, n in enumerate(names):
+            v, lay = SETTINGS[i % len(SETTINGS)]
+            triples += [(v, lay, n), (complement(v), "partitioned", n)]
+    else:
+        shift = jar.SUPPORTED_LINES.index(line)
+        triples = [(*LINE_SETTINGS[(i + shift) % len(LINE_SETTINGS)], n) for i, n in enumerate(names)]
+    order = {s: k for k, s in enumerate(SETTINGS)}
+    return sorted(triples, key=lambda t: (order[(t[0], t[1])], names.index(t[2])))
+
+
+RUNS = runs(jar.spark_line())
+
+
+@pytest.mark.parametrize("variant,layout,name", RUNS, ids=[f"{v}-{lay}-{n}" for v, lay, n in RUNS])
 def test_spark_schema_pruning_case(spark, tables, variant, layout, name):
     case, v = CASES[name], VARIANTS[variant]
     with confs(spark, {**SUITE_CONFS, **v.confs, **case.confs}):
