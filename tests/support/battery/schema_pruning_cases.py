@@ -7,6 +7,10 @@ The suite's DataFrame-built queries are written here as SQL that builds the same
 (``REPARTITION`` hints for ``repartition``, a subquery for a filter above a projection). Its one
 hand-built ``Expand`` is written as ``GROUPING SETS``, which plans an ``Expand`` too. Left out: the
 case over an empty in-memory DataFrame (no file scan, so nothing to prune).
+
+Source: Spark 4.1's suite (4.1.1). Spark 3.5's suite (3.5.9) has the same 55 tests, queries and
+expected scans, SPARK-51831 included (backported to 3.5), so every line runs the same cases. 4.0's
+suite (4.0.1) lacks SPARK-51831; its case runs on 4.0 all the same, stock Spark against the extension.
 """
 from __future__ import annotations
 
