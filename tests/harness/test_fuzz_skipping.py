@@ -34,7 +34,7 @@ def test_fuzz_over_bloom_filtered_files_loses_no_row_and_skips(spark: SparkSessi
     skips = summary.skips
     assert summary.mismatches == 0, out.getvalue()
     if not (skips.by_statistics or skips.by_pages or skips.at_run_time):
-        # Quarantined, not hidden: in some runs (about two in three here, none of them with a
+        # Quarantined, not hidden: in some runs (six of ten here, none of them with a
         # mismatch) the extension reads the fuzzer's spec-layout table, whose files shred
         # differently, as one scan of its three files under one wide skip predicate instead of
         # one scan per file, and nothing can skip. Why the plan differs between runs is not

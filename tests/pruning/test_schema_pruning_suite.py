@@ -16,7 +16,7 @@ from pyspark.sql import SparkSession
 import pyspark_ext
 from pyspark_ext import jar
 from tests.support.battery.schema_pruning_cases import (
-    CASES, LAYOUTS, SUITE_CONFS, VARIANTS, Variant, register_views, write_tables)
+    CASES, LAYOUTS, SUITE_CONFS, VARIANTS, Variant, _variant, register_views, write_tables)
 from tests.support.differential import ENABLED, confs
 
 pytestmark = pytest.mark.slow
@@ -86,11 +86,9 @@ LINE_SETTINGS = [(v, "partitioned") for v in
 def complement(variant: str) -> str:
     """The variant that differs from ``variant`` in format, source version and reader at once."""
     v = VARIANTS[variant]
-    fmt = "orc" if v.fmt == "parquet" else "parquet"
-    source = "v1" if "_v2_" in variant else "v2"
-    vectorized = not variant.endswith("_vectorized")
-    return next(n for n, w in VARIANTS.items() if w.fmt == fmt and f"_{source}_" in n
-                and n.endswith("_vectorized") == vectorized)
+    v2 = v.confs["spark.sql.sources.useV1SourceList"] == ""
+    vectorized = v.confs[f"spark.sql.{v.fmt}.enableVectorizedReader"] == "true"
+    return _variant("orc" if v.fmt == "parquet" else "parquet", not v2, not vectorized).name
 
 
 def runs(line: str) -> list[tuple[str, str, str]]:
@@ -114,7 +112,8 @@ def runs(line: str) -> list[tuple[str, str, str]]:
         shift = jar.SUPPORTED_LINES.index(line)
         triples = [(*LINE_SETTINGS[(i + shift) % len(LINE_SETTINGS)], n) for i, n in enumerate(names)]
     order = {s: k for k, s in enumerate(SETTINGS)}
-    return sorted(triples, key=lambda t: (order[(t[0], t[1])], names.index(t[2])))
+    position = {n: k for k, n in enumerate(names)}
+    return sorted(triples, key=lambda t: (order[(t[0], t[1])], position[t[2]]))
 
 
 RUNS = runs(jar.spark_line())
