@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ pytest.register_assert_rewrite("tests.support.battery.outcomes")
 
 from pyspark_ext import jar  # noqa: E402
 from pyspark_ext.data import adtech  # noqa: E402
+from tests.support import line_share  # noqa: E402
 from tests.support.differential import ENABLED, strict_session  # noqa: E402
 
 
@@ -46,6 +48,21 @@ OLDEST_PRODUCERS_LINE = "4.0"
 SPARK_LINES_SUBSET = (
     PRUNING_SUBSET
     | (VARIANT_SUBSET | VARIANT_EDGES if jar.spark_line() == OLDEST_VARIANT_LINE else frozenset()))
+
+#: Batteries the older lines share out (``tests.support.line_share``): each case runs on one line of
+#: its group, besides the newest line, and 3.5 runs every case. The nested shapes and Spark's
+#: pruning switch over 4.0, 4.1 and 4.2, whose pruning half is the 4.x code 3.5 and 4.3 also run
+#: (the SchemaPruningSuite port shares out its cases itself, with the same group); the Delta and
+#: Iceberg shape batteries between the 4.x line of the product and 3.5.
+PRUNING_SHARE = line_share.PRUNING
+SHARED_OUT = {
+    "test_shape_reads_minimal_schema_and_same_rows": PRUNING_SHARE,
+    "test_correlated_outer_references_keep_rows": PRUNING_SHARE,
+    "test_widened_arrays_and_maps_keep_rows_in_generated_code": PRUNING_SHARE,
+    "test_spark_switch_off_reads_what_stock_reads": PRUNING_SHARE,
+    "test_shapes_on_deletion_vectors": ("4.2", "3.5"),
+    "test_shape_on_v2_table_reads_minimal_schema": ("4.1", "3.5"),
+}
 
 
 #: Test modules that need what pyspark 3.5 lacks, each with why. On 3.5 each is reported as one
@@ -86,10 +103,18 @@ def pytest_pycollect_makemodule(module_path, parent):
 
 
 def pytest_collection_modifyitems(config, items):
+    line = jar.spark_line()
+    positions: Counter[tuple[Path, str]] = Counter()
     for item in items:
         if item.path.name in SPARK_LINES_SUBSET or (
-                jar.spark_line() == OLDEST_PRODUCERS_LINE and item.get_closest_marker("producers_lines")):
+                line == OLDEST_PRODUCERS_LINE and item.get_closest_marker("producers_lines")):
             item.add_marker(pytest.mark.spark_lines)
+        test = getattr(item, "originalname", item.name)
+        if test in SHARED_OUT:
+            position = positions[item.path, test]
+            positions[item.path, test] += 1
+            if not line_share.runs_here(position, SHARED_OUT[test], line):
+                item.add_marker(pytest.mark.another_line)
 
 
 @pytest.fixture(scope="session")

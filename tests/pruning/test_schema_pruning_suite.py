@@ -7,7 +7,6 @@ keep the executed plan's output names.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import pytest
@@ -17,6 +16,7 @@ import pyspark_ext
 from pyspark_ext import jar
 from tests.support.battery.schema_pruning_cases import (
     CASES, LAYOUTS, SUITE_CONFS, VARIANTS, Variant, _variant, register_views, write_tables)
+from tests.support import line_share
 from tests.support.differential import ENABLED, confs
 
 pytestmark = pytest.mark.slow
@@ -95,12 +95,13 @@ def runs(line: str) -> list[tuple[str, str, str]]:
     """(variant, layout, case) triples: on the newest line, case ``i`` runs under setting ``i`` mod
     11 and under that setting's complement (the other format, source version and reader), so each
     case meets both formats, both source versions and both kinds of reader, and every setting runs
-    8 to 25 cases (pairwise test design, at a fifth of the full product's time). On the other lines,
-    case ``i`` runs under one of the three Parquet readers, rotated by line, so that across the lines
-    every case meets every reader. Sorted by setting, so that consecutive cases reuse the views.
-    ``PYSPARK_EXT_FULL_MATRIX=1`` runs the full product (docs/development.md)."""
+    8 to 25 cases (pairwise test design, at a fifth of the full product's time). On 3.5 every case
+    runs, case ``i`` under Parquet reader ``i`` mod 3; 4.0, 4.1 and 4.2 share the cases out
+    (``tests.support.line_share``), each line running its share under the three readers in turn.
+    Sorted by setting, so that consecutive cases reuse the views. ``PYSPARK_EXT_FULL_MATRIX=1`` runs
+    the full product on every line (docs/development.md)."""
     names = list(CASES)
-    if os.environ.get("PYSPARK_EXT_FULL_MATRIX") == "1":
+    if line_share.full_matrix():
         settings = SETTINGS if line == jar.SUPPORTED_LINES[-1] else LINE_SETTINGS
         triples = [(v, lay, n) for v, lay in settings for n in names]
     elif line == jar.SUPPORTED_LINES[-1]:
@@ -108,9 +109,12 @@ def runs(line: str) -> list[tuple[str, str, str]]:
         for i, n in enumerate(names):
             v, lay = SETTINGS[i % len(SETTINGS)]
             triples += [(v, lay, n), (complement(v), "partitioned", n)]
+    elif line in line_share.PRUNING:
+        group = len(line_share.PRUNING)
+        triples = [(*LINE_SETTINGS[(i // group) % len(LINE_SETTINGS)], n) for i, n in enumerate(names)
+                   if line_share.runs_here(i, line_share.PRUNING, line)]
     else:
-        shift = jar.SUPPORTED_LINES.index(line)
-        triples = [(*LINE_SETTINGS[(i + shift) % len(LINE_SETTINGS)], n) for i, n in enumerate(names)]
+        triples = [(*LINE_SETTINGS[i % len(LINE_SETTINGS)], n) for i, n in enumerate(names)]
     order = {s: k for k, s in enumerate(SETTINGS)}
     position = {n: k for k, n in enumerate(names)}
     return sorted(triples, key=lambda t: (order[(t[0], t[1])], position[t[2]]))
