@@ -20,8 +20,9 @@ from tests.support.differential import ENABLED, strict_session  # noqa: E402
 
 #: The differential subset CI runs on every other Spark line (``.ci/run-lines``), each against that
 #: line's own stock Spark, chosen so that each line tests what no other line's run covers
-#: (docs/development.md gives the times): nested pruning over every shape and Spark's own
-#: SchemaPruningSuite cases under Spark's pruning switch both ways, explain, what the line carries,
+#: (docs/development.md gives the times): nested pruning over the shapes and Spark's own
+#: SchemaPruningSuite cases under Spark's pruning switch both ways (all of them on 3.5, shared out
+#: between 4.0, 4.1 and 4.2: ``SHARED_OUT``), explain, what the line carries,
 #: and the check of the settings a session starts with (a bad one hangs a 4.1 driver without it), on
 #: every line. The variant half's reads, filters, skipping and writers, and its edge cases whose code
 #: sits above the shims (tables whose files shred differently, read as a Union of per-file scans;
