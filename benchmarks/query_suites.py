@@ -7,6 +7,7 @@ import platform
 import sys
 import time
 
+import pyspark
 from pyspark.sql import SparkSession
 
 from pyspark_ext.jar import carries_variant
@@ -123,5 +124,6 @@ def run_suite(spark: SparkSession, o: SuiteOptions) -> None:
     meta = {"command": "python -m " + " ".join(["benchmarks", *sys.argv[1:]]),
             "suite": suite, "rows": rows, "repeat": reps,
             "machine": f"{os.cpu_count()} cores, {platform.platform()}, local[2]",
+            "spark": pyspark.__version__,
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     report.write(out, meta, results, overhead, scaling, variant, writers)

@@ -180,7 +180,7 @@ def markdown(meta: dict, summary: dict, results: list[QueryResult], overhead: li
              f"Command: `{meta['command']}`  ", f"Rows: {meta['rows']:,}; repeats: {meta['repeat']} "
              f"(median); machine: {meta['machine']}.", "",
              "Absolute times are of this machine; compare the ratios. *Ratio* is extension-on over "
-             "stock Spark 4.3.0, measured alternately in one process. *Input MiB* is what Spark's JVM "
+             f"stock Spark {meta.get('spark', 'of the run')}, measured alternately in one process. *Input MiB* is what Spark's JVM "
              "read through read system calls while the query ran (/proc/PID/io rchar); *task input MiB* "
              "is what Spark's task input metrics counted (Parquet's vectored reads are not all counted "
              "there, so it can fall short of the input); *column MiB* is the compressed size of the column chunks the "

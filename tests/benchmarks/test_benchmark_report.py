@@ -30,13 +30,15 @@ def test_summary_and_outputs(tmp_path):
     assert summary["median_bytes_ratio"] == 0.3
     assert summary["total_bytes_ratio"] == 0.3
     assert summary["median_added_plan_ms"] == 2.0
-    meta = {"command": "python -m benchmarks run", "rows": 10, "repeat": 1, "machine": "test"}
+    meta = {"command": "python -m benchmarks run", "rows": 10, "repeat": 1, "machine": "test",
+            "spark": "3.5.9"}
     report.write(tmp_path, meta, results, [], [{"rows": 10, "query": "a",
                                                 "seconds": {"stock": 1.0, "extension": 0.5}}])
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["queries"][0]["time_ratio"] == 0.25
     md = (tmp_path / "results.md").read_text()
     assert "| nested | a | 4.00 | 1.00 | 0.25 |" in md
+    assert "extension-on over stock Spark 3.5.9," in md  # the release measured, on every line
     assert "| 12 (0) → 3 (9) |" in md
     assert data["queries"][0]["row_groups_skipped"] == {"stock": 0, "extension": 9}
     assert data["queries"][0]["task_input_bytes"] == {"stock": 500, "extension": 50}
