@@ -70,7 +70,8 @@ def shred_column(col: Column, schema: str, layout: str = "draft") -> Column:
 def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: str = "spec",
                    mode: str = "errorifexists", *, bloom_filters: dict[str, list[str]] | None = None,
                    bloom_ndv: int | None = None, sort_by: list[str] | None = None,
-                   page_rows: int | None = None, **options: str) -> None:
+                   cluster_by: list[str] | None = None, page_rows: int | None = None,
+                   **options: str) -> None:
     """Write ``df`` as Parquet to ``path`` with each VARIANT column of ``shredding`` (column ->
     schema) shredded in ``layout``; the one-call form of ``shred(...)`` then ``.write.parquet``.
 
@@ -84,6 +85,12 @@ def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: 
       Parquet's default size.
     - ``sort_by``: SQL expressions (``"v:ts::timestamp"``, ``"rid"``) each file's rows are sorted
       by before they are shredded, so row-group and page statistics of that path are narrow.
+    - ``cluster_by``: numeric, date or timestamp SQL expressions (``["v:a::bigint",
+      "v:ts::timestamp"]``) each file's rows are sorted by the z-order value of, so that row-group
+      and page statistics are narrow for each of them and a range filter on any one skips
+      (:func:`pyspark_ext.zorder.zorder_column`: one aggregate job over ``df`` for their min and
+      max, then the sort). A value that is null or does not cast sorts first. Not with
+      ``sort_by``: a sort by one path, or a clustering by several, orders the rows.
     - ``page_rows``: at most this many rows per page (``parquet.page.row.count.limit``). Smaller
       pages let the page index skip finer inside a row group, for a larger page index and more
       page headers.
@@ -91,6 +98,9 @@ def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: 
     Parquet writes page indexes (column and offset indexes) for every column by default, which
     the readers use to skip pages inside a row group; the options above leave them on.
     """
+    if sort_by and cluster_by:
+        raise ValueError(f"write_shredded: give sort_by ({sort_by!r}) or cluster_by ({cluster_by!r}), "
+                         f"not both: each decides the order of each file's rows")
     extra = dict(options)
     if page_rows is not None:
         if isinstance(page_rows, bool) or not isinstance(page_rows, int) or page_rows <= 0:
@@ -108,6 +118,9 @@ def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: 
     if sort_by:
         F = _functions(df)
         df = df.sortWithinPartitions(*[F.expr(e) for e in sort_by])
+    elif cluster_by:
+        from .zorder import zorder_column  # it builds on this module's _functions
+        df = df.sortWithinPartitions(zorder_column(df, cluster_by, "write_shredded"))
     for column, schema in shredding.items():
         df = shred(df, column, schema, layout)
     df.write.mode(mode).options(**extra).parquet(path)

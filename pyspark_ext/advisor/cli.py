@@ -125,6 +125,7 @@ def _recommend(args: argparse.Namespace, analysis: WorkloadAnalysis, doc: dict[s
     doc["report"] = recommendation.report
     doc["bloom_filters"] = recommendation.bloom_filters
     doc["sort_by"] = recommendation.sort_by
+    doc["cluster_by"] = recommendation.cluster_by
     if args.write:
         _write(sample, args.column, recommendation, args.layout, args.write)
         doc["written"] = {"path": args.write, "layout": args.layout}
@@ -139,11 +140,11 @@ def _write(sample: Any, column: str, recommendation: Any, layout: str, out: str)
     require_extension(sample.sparkSession, "advise --write")
     # draft: the column becomes its draft-layout struct; spec: the project's spec-layout writer
     # writes Parquet's metadata/value/typed_value with exactly this schema in every file. Bloom
-    # filters and the sort are Parquet's and Spark's own (write_shredded).
+    # filters and the sort or clustering are Parquet's and Spark's own (write_shredded).
     schema = recommendation.schema if layout == "draft" else recommendation.spec_schema
     write_shredded(sample, out, {column: schema}, layout=layout, mode="errorifexists",
                    bloom_filters={column: recommendation.bloom_filters} if recommendation.bloom_filters else None,
-                   sort_by=recommendation.sort_by or None)
+                   sort_by=recommendation.sort_by or None, cluster_by=recommendation.cluster_by or None)
 
 
 def _print_text(doc: dict[str, Any], recommendation: Any) -> None:
@@ -166,6 +167,8 @@ def _print_text(doc: dict[str, Any], recommendation: Any) -> None:
         print(recommendation.format_report())
         print(f"bloom filters (write_shredded bloom_filters): {', '.join(recommendation.bloom_filters) or 'none'}")
         print(f"sort within files by (write_shredded sort_by): {', '.join(recommendation.sort_by) or 'none'}")
+        print(f"cluster within files by a z-order of (write_shredded cluster_by): "
+              f"{', '.join(recommendation.cluster_by) or 'none'}")
         for row in recommendation.report:
             if row.get("write_cost"):
                 print(f"  {row['path']}: {row['write_cost']}")

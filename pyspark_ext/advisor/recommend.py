@@ -7,7 +7,7 @@ still fall back to the residual.
 It also says how to write the chosen leaves for the workload's filters (docs/variant-reads.md,
 "Skipping"): a Parquet bloom filter on a leaf compared by ``=`` or ``IN`` whose values are too many
 for Parquet's dictionary filter to help, and a sort within files by the leaf most often filtered by
-range, with what each costs."""
+range, or a z-order clustering by the two most often filtered by range, with what each costs."""
 from __future__ import annotations
 
 import re
@@ -21,6 +21,7 @@ from .workload import WorkloadAnalysis, top_level_fields
 
 Segment = str | int  # an object field, or an array element (any index: shredding covers all)
 _INTEGERS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+_INTEGERS_LOWER = {t.lower() for t in _INTEGERS}
 _DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
 _SCALARS = {"BOOLEAN": "boolean", "STRING": "string", "DOUBLE": "double", "FLOAT": "float",
             "DATE": "date", "TIMESTAMP": "timestamp", "TIMESTAMP_NTZ": "timestamp_ntz",
@@ -56,6 +57,9 @@ class Recommendation:
     bloom_filters: list[str] = field(default_factory=list)
     #: SQL expressions each file is sorted by before it is written (``write_shredded(sort_by=...)``)
     sort_by: list[str] = field(default_factory=list)
+    #: SQL expressions each file is clustered by, a z-order of them (``write_shredded(cluster_by=...)``);
+    #: empty where ``sort_by`` is not: each orders the rows
+    cluster_by: list[str] = field(default_factory=list)
 
     def format_report(self) -> str:
         cols = ["path", "type", "frequency", "avg_bytes", "present", "residual", "score", "shred",
@@ -196,16 +200,20 @@ def choose(freq: Counter[str], stats: dict[str, PathStats], max_leaves: int,
 
 
 def write_choices(report: list[dict[str, object]], filters: dict[str, Counter[str]],
-                  stats: dict[str, PathStats], column: str) -> tuple[list[str], list[str]]:
-    """Bloom-filtered paths and sort expressions for the shredded rows of ``report``, from the
-    workload's ``filters``; fills each row's ``filters``, ``distinct``, ``write`` and ``write_cost``.
+                  stats: dict[str, PathStats], column: str) -> tuple[list[str], list[str], list[str]]:
+    """Bloom-filtered paths, sort expressions and clustering expressions (one of the two empty)
+    for the shredded rows of ``report``, from the workload's ``filters``; fills each row's
+    ``filters``, ``distinct``, ``write`` and ``write_cost``.
 
     A bloom filter goes on a leaf filtered by ``=`` or ``IN`` whose sample holds at least
     ``BLOOM_MIN_DISTINCT`` distinct values, and at least ``BLOOM_MIN_DISTINCT_SHARE`` of its values:
     fewer, and Parquet's dictionary encodes the leaf and its dictionary filter already skips. Files
     are sorted by the one leaf most often filtered by range, so each row group's statistics cover a
-    narrow range; a second range path would be sorted only within ties of the first, so only one is
-    recommended. A path through an array is neither (its elements share one leaf)."""
+    narrow range; a second sort key would order rows only within ties of the first, so where the
+    two leaves most often filtered by range are both numbers, dates or timestamps, files are
+    clustered by a z-order of the two instead (``write_shredded(cluster_by=...)``), which keeps
+    each row group narrow in both. A path through an array is none of these (its elements share
+    one leaf)."""
     blooms: list[str] = []
     ranged: list[tuple[int, str, dict[str, object]]] = []  # (range filters, dotted path, report row)
     for row in report:
@@ -237,14 +245,33 @@ def write_choices(report: list[dict[str, object]], filters: dict[str, Counter[st
         if kinds["range"]:
             ranged.append((kinds["range"], dotted, row))
     if not ranged:
-        return blooms, []
-    _, _, row = min(ranged, key=lambda r: (-r[0], r[1]))
-    sorting = "sorting: one sort of each file's rows before it is written"
+        return blooms, [], []
+    ranged.sort(key=lambda r: (-r[0], r[1]))
+    top = [(dotted, row) for _, dotted, row in ranged[:2]]
+    expr = lambda row: f"try_variant_get({_quote(column)}, '{row['path']}', '{row['type']}')"  # noqa: E731
+    if len(top) == 2 and all(_clusterable(str(row["type"])) for _, row in top):
+        names = " and ".join(dotted for dotted, _ in top)
+        _add_write(top[0][1], "cluster", f"clustering by a z-order of {names}: one aggregate pass (each "
+                                         f"path's min and max) and one sort of each file's rows")
+        _add_write(top[1][1], "cluster", f"clustered with {top[0][0]} (see there)")
+        return blooms, [], [expr(row) for _, row in top]
+    _add_write(top[0][1], "sort", "sorting: one sort of each file's rows before it is written")
+    return blooms, [expr(top[0][1])], []
+
+
+def _clusterable(typ: str) -> bool:
+    """Whether ``write_shredded(cluster_by=...)`` orders a leaf of this type: numbers, dates and
+    timestamps (it scales each to an integer between the written rows' min and max)."""
+    return typ in _INTEGERS_LOWER or typ.startswith("decimal") or typ in (
+        "double", "float", "date", "timestamp", "timestamp_ntz")
+
+
+def _add_write(row: dict[str, object], write: str, cost: str) -> None:
+    """Adds a write choice (and its cost) to a report row that may already have a bloom filter."""
     if row["write"] == "bloom filter":
-        row["write"], row["write_cost"] = "bloom filter, sort", f"{row['write_cost']}; {sorting}"
+        row["write"], row["write_cost"] = f"bloom filter, {write}", f"{row['write_cost']}; {cost}"
     else:
-        row["write"], row["write_cost"] = "sort", sorting
-    return blooms, [f"try_variant_get({_quote(column)}, '{row['path']}', '{row['type']}')"]
+        row["write"], row["write_cost"] = write, cost
 
 
 def _merge_elements(freq: Counter[str], stats: dict[str, PathStats]) -> Counter[str]:
@@ -302,7 +329,7 @@ def recommend_shredding(analysis: WorkloadAnalysis, sample_df: DataFrame, column
     freq = _candidates(analysis, column, table)
     stats = sample_stats(sample_df.limit(sample_rows), column, sorted(freq)) if freq else {}
     chosen, report = choose(freq, stats, max_leaves, max_depth)
-    blooms, sort_by = write_choices(report, _filters(analysis, column, table), stats, column)
+    blooms, sort_by, cluster_by = write_choices(report, _filters(analysis, column, table), stats, column)
     schema = render(chosen)
     spec = "struct<" + ", ".join(p.replace(" ", ": ", 1) for p in top_level_fields(schema)) + ">" if schema else ""
-    return Recommendation(schema, spec, report, blooms, sort_by)
+    return Recommendation(schema, spec, report, blooms, sort_by, cluster_by)

@@ -6,9 +6,24 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """One snapshot of a catalog table, as recorded when the table was written: its id and its
+    commit time as a UTC timestamp literal (``2026-01-31 12:00:00.123Z``, to the millisecond)."""
+    id: int
+    committed_at: str
+
+
 class CatalogTable(str):
     """A table's name in a catalog (``cat.db.t``) where ``paths`` maps a logical table to a
-    catalog table instead of a Parquet directory (``fuzz_iceberg``)."""
+    catalog table instead of a Parquet directory (``fuzz_iceberg``), with the snapshots its
+    history made, oldest first (what a query may read by time travel)."""
+    snapshots: tuple[Snapshot, ...]
+
+    def __new__(cls, name: str, snapshots: tuple[Snapshot, ...] = ()) -> CatalogTable:
+        table = super().__new__(cls, name)
+        table.snapshots = tuple(snapshots)
+        return table
 
 
 @dataclass
@@ -37,10 +52,13 @@ def render(ast: exp.Expression, paths: dict[str, str] | None = None,
         if isinstance(node, exp.Table) and not node.args.get("db") and node.name in (paths or rename):
             name = rename.get(node.name, node.name)
             alias = node.args.get("alias")
+            # a time-travel clause (``VERSION AS OF``) stays with the table it reads
+            version = node.args.get("version")
             if paths is None:
-                return exp.Table(this=exp.to_identifier(name), alias=alias)
+                return exp.Table(this=exp.to_identifier(name), version=version, alias=alias)
             if isinstance(paths[name], CatalogTable):
                 named = exp.to_table(paths[name], dialect="spark")
+                named.set("version", version)
                 named.set("alias", alias)
                 return named
             return exp.Table(this=exp.to_identifier(paths[name], quoted=True), db=exp.to_identifier("parquet"),

@@ -16,7 +16,10 @@ reproduced with ``--seed S --start i --queries 1``.
 
 ``--table-format iceberg`` writes the same tables as Iceberg tables with a history of deletes and
 schema and partition evolution (``fuzz_iceberg``), and runs the same queries over them, each
-judged against stock Spark + Iceberg on its own table.
+judged against stock Spark + Iceberg on its own table; about one query in three reads older
+snapshots of its table by time travel (``VERSION AS OF``, ``TIMESTAMP AS OF``), whose ids and
+commit times are those of the tables written, so a seed reproduces the same SQL over the same
+tables only.
 """
 from __future__ import annotations
 
@@ -60,7 +63,10 @@ class Result:
     diverged: str | None = None  # how stock Spark's answer differed from its own without PUSH_VARIANT
 
 
-def draw(seed: int, number: int, kind: str, table_format: str = "parquet") -> Case:
+def draw(seed: int, number: int, kind: str, table_format: str = "parquet",
+         tables: dict[str, str] | None = None) -> Case:
+    """Query ``number`` of ``seed``. In Iceberg mode, with the ``tables`` it will run over (their
+    recorded snapshots), about one in three reads older snapshots (``fuzz_iceberg.travel``)."""
     rnd = random.Random(seed * 1_000_003 + number)
     name = kind if kind != "all" else rnd.choice(sorted(GRAMMARS))
     case = GRAMMARS[name](rnd)
@@ -69,6 +75,7 @@ def draw(seed: int, number: int, kind: str, table_format: str = "parquet") -> Ca
         # every logical table is then an Iceberg table stock Spark reads (there is no draft
         # layout): each query is judged against stock Spark on its own table
         case.reference = None
+        fuzz_iceberg.travel(rnd, case, getattr((tables or {}).get(case.table), "snapshots", ()))
     return case
 
 
@@ -204,6 +211,7 @@ def session(master: str, confs: dict[str, str]) -> tuple[SparkSession, bool]:
 class Summary:
     queries: int = 0
     mismatches: int = 0
+    travelled: int = 0  # queries that read older snapshots (Iceberg mode)
     errors: Counter = field(default_factory=Counter)  # class -> queries failing alike both ways
     messages: dict[str, str] = field(default_factory=dict)  # class -> its first message
     explained: Counter = field(default_factory=Counter)  # reason -> differences it explains
@@ -218,6 +226,7 @@ class Summary:
                 f"{PUSH_VARIANT}=false)" for k, v in self.divergences.most_common()]
         out += [f"mismatches: {v} x {k[0]} on {k[1]}" for k, v in self.findings.most_common()]
         out += [self.skips.line()] if self.skips.queries else []
+        out += [f"time travel: {self.travelled} of {self.queries} queries read older snapshots"] if self.travelled else []
         return out + [f"fuzz: {self.queries} queries, {self.mismatches} mismatches, {sum(self.errors.values())} errors, "
                       f"{sum(self.divergences.values())} stock-Spark divergences"]
 
@@ -234,9 +243,10 @@ def fuzz(spark: SparkSession, paths: dict[str, str], queries: int, seed: int, ki
     bar = tqdm(range(start, start + queries), file=sys.stderr, disable=not progress, unit="query",
                desc=f"fuzz seed {seed}")
     for number in bar:
-        case = draw(seed, number, kind, table_format)
+        case = draw(seed, number, kind, table_format, paths)
         result = check(spark, case, paths)
         summary.queries += 1
+        summary.travelled += "travel" in case.notes
         summary.skips.add(result.got.scans)
         if result.diverged:
             summary.divergences[(category(result.diverged), case.table)] += 1

@@ -25,16 +25,36 @@ so that queries read tables with delete files, evolved schemas and rewritten fil
 Every query is judged against stock Spark + Iceberg on the same table. No top-level column is
 renamed (stock Spark 4.1 + Iceberg 1.12 then fail to read the table), and no equality delete is on
 a nested field (stock Spark + Iceberg 1.12 then answer inconsistently from run to run).
+
+About one query in three (``TRAVEL``) reads older snapshots by time travel (``travel``):
+``VERSION AS OF <snapshot id>`` or ``TIMESTAMP AS OF '<commit time>'`` (or their
+``FOR SYSTEM_VERSION`` / ``FOR SYSTEM_TIME`` spellings), the snapshot drawn among those each
+table's history made, recorded from ``<table>.snapshots`` as the table was written
+(``CatalogTable.snapshots``), so drawing runs no query. A snapshot is read with the schema it was
+written under: ``nested``'s snapshots before the column changes lack ``user.geo.zip`` and
+``page.views.element.dwell`` and read the first ``payload.f0015`` (the re-added one is another
+field), and those after them name ``user.geo.city`` ``town`` (the rename back made no snapshot),
+so a query reading ``user.geo.city`` there fails. It must fail alike with the extension on
+(counted as failed alike both ways); a failure with the extension on alone is a mismatch. Where
+a query names its table more than once (self-joins, subqueries, set operations), either every
+reference reads the same snapshot, or each draws its own (the current state among them).
+
+Snapshot ids and commit times are new with every set of tables written, so a seed reproduces the
+same SQL text over the same tables (``fuzz.fuzz`` called again with them); a new run writes new
+tables, and the seed's queries read their snapshots at the same places in the history.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 
 from pyspark.sql import SparkSession
+from sqlglot import exp
 
-from .case import CatalogTable
+from .case import Case, CatalogTable, Snapshot
 from .data import variant_json
 from .data import write_tables as write_parquet_tables
 from .table_formats import PRODUCTS
@@ -118,7 +138,53 @@ def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, s
             tables["variant_truth"] = _variant_truth(spark, events)
             tables["variant_spec"] = _variant_spec(spark, events)
             tables["variant_draft"] = _variant_draft(spark, events, max(rows // 3, 50))
-    return {name: CatalogTable(table) for name, table in tables.items()}
+    return {name: CatalogTable(table, snapshots(spark, table)) for name, table in tables.items()}
+
+
+def snapshots(spark: SparkSession, table: str) -> tuple[Snapshot, ...]:
+    """The table's snapshots, oldest first, with their commit times as UTC literals."""
+    rows = spark.sql(f"SELECT snapshot_id, unix_millis(committed_at) FROM {table}.snapshots").collect()
+    return tuple(Snapshot(int(sid), _utc(ms)) for sid, ms in sorted(rows, key=lambda r: r[1]))
+
+
+def _utc(millis: int) -> str:
+    # to the millisecond, as Iceberg records commit times; the zone is explicit so the literal
+    # means the same instant in every session time zone
+    second = datetime.fromtimestamp(millis // 1000, tz=timezone.utc)
+    return f"{second:%Y-%m-%d %H:%M:%S}.{millis % 1000:03d}Z"
+
+
+#: The share of drawn queries that read older snapshots.
+TRAVEL = 1 / 3
+#: Spark's spellings of time travel by snapshot id and by timestamp.
+BY_VERSION = ("VERSION", "FOR SYSTEM_VERSION")
+BY_TIME = ("TIMESTAMP", "FOR SYSTEM_TIME")
+
+
+def travel(rnd: random.Random, case: Case, history: Sequence[Snapshot]) -> None:
+    """With chance ``TRAVEL``, make ``case`` read its table at snapshots of ``history`` (the
+    module's docstring says how); its ``notes["travel"]`` then says whether its references read
+    one snapshot (``together``) or each its own (``apart``). The draws are made whether or not
+    there is a history, so the rest of a seed's query is the same either way."""
+    go = rnd.random() < TRAVEL
+    together = rnd.random() < 0.5
+    refs = [t for t in case.ast.find_all(exp.Table) if t.name == case.table and not t.args.get("db")]
+    if not (go and history and refs):
+        return
+    shared = _clause(rnd, history)
+    for number, ref in enumerate(refs):
+        if number == 0 or together:
+            ref.set("version", shared.copy())
+        elif (own := rnd.choice([*history, None])) is not None:
+            ref.set("version", _clause(rnd, [own]))
+    case.notes["travel"] = "together" if together or len(refs) == 1 else "apart"
+
+
+def _clause(rnd: random.Random, history: Sequence[Snapshot]) -> exp.Version:
+    snapshot = rnd.choice(history)
+    if rnd.random() < 0.5:
+        return exp.Version(this=rnd.choice(BY_VERSION), kind="AS OF", expression=exp.Literal.number(snapshot.id))
+    return exp.Version(this=rnd.choice(BY_TIME), kind="AS OF", expression=exp.Literal.string(snapshot.committed_at))
 
 
 def _nested(spark: SparkSession, source: str, rows: int) -> str:

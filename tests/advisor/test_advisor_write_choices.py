@@ -1,7 +1,8 @@
 """The advisor's write choices for skipping (docs/variant-reads.md, "Skipping"): which filters of
-the workload are equality and range filters, which shredded leaves get bloom filters and which
-one files are sorted by, and, end to end, that ``advise --write`` writes files in which the
-workload's equality filter reads fewer row groups than in the same sample shredded without them."""
+the workload are equality and range filters, which shredded leaves get bloom filters, which one
+files are sorted by or which two they are clustered by, and, end to end, that ``advise --write``
+writes files in which the workload's equality and range filters read fewer row groups than in the
+same sample shredded without them."""
 from __future__ import annotations
 
 import io
@@ -54,8 +55,9 @@ def test_filters_are_weighted_by_query_count():
 def _choices(queries: list[str], stats: dict[str, PathStats], max_leaves: int = 32):
     analysis = analyze_workload(queries, TABLES)
     _, report = choose(candidates_of(analysis, "v", None), stats, max_leaves, 4)
-    blooms, sort_by = write_choices(report, filters_of(analysis, "v", None), stats, "v")
-    return blooms, sort_by, {r["path"]: r for r in report}
+    blooms, sort_by, cluster_by = write_choices(report, filters_of(analysis, "v", None), stats, "v")
+    assert not (sort_by and cluster_by)  # each orders the rows: at most one is recommended
+    return blooms, sort_by + cluster_by, {r["path"]: r for r in report}
 
 
 def _stats(distinct: int, typ: str = "STRING", rows: int = 10_000, avg: int = 20) -> PathStats:
@@ -85,12 +87,53 @@ def test_a_leaf_that_is_not_shredded_gets_no_bloom_filter():
     assert blooms == []
 
 
-def test_files_are_sorted_by_the_leaf_most_often_filtered_by_range():
-    _, sort_by, report = _choices(
-        ["SELECT id FROM t WHERE v:ts::bigint > 5"] * 3 + ["SELECT id FROM t WHERE v:n::int < 2"],
+def test_files_are_sorted_by_the_one_leaf_filtered_by_range():
+    _, order, report = _choices(
+        ["SELECT id FROM t WHERE v:ts::bigint > 5"] * 3 + ["SELECT id FROM t WHERE v:n::int = 2"],
         {"$.ts": _stats(9_000, "BIGINT"), "$.n": _stats(50, "INT")})
-    assert sort_by == ["try_variant_get(v, '$.ts', 'bigint')"]
+    assert order == ["try_variant_get(v, '$.ts', 'bigint')"]
     assert report["$.ts"]["write"] == "sort" and report["$.n"]["write"] == "-"
+    assert report["$.ts"]["write_cost"] == "sorting: one sort of each file's rows before it is written"
+
+
+def _clustering(queries: list[str], stats: dict[str, PathStats]):
+    analysis = analyze_workload(queries, TABLES)
+    _, report = choose(candidates_of(analysis, "v", None), stats, 32, 4)
+    _, sort_by, cluster_by = write_choices(report, filters_of(analysis, "v", None), stats, "v")
+    return sort_by, cluster_by, {r["path"]: r for r in report}
+
+
+def test_files_are_clustered_by_the_two_leaves_most_often_filtered_by_range():
+    sort_by, cluster_by, report = _clustering(
+        ["SELECT id FROM t WHERE v:ts::timestamp > '2026-01-01'"] * 3
+        + ["SELECT id FROM t WHERE v:n::int < 2"] * 2 + ["SELECT id FROM t WHERE v:m::double > 1"],
+        {"$.ts": _stats(9_000, "TIMESTAMP"), "$.n": _stats(50, "INT"), "$.m": _stats(50, "DOUBLE")})
+    assert sort_by == []
+    assert cluster_by == ["try_variant_get(v, '$.ts', 'timestamp')", "try_variant_get(v, '$.n', 'int')"]
+    assert report["$.ts"]["write"] == report["$.n"]["write"] == "cluster"
+    assert report["$.m"]["write"] == "-"
+    assert report["$.ts"]["write_cost"] == ("clustering by a z-order of ts and n: one aggregate pass "
+                                            "(each path's min and max) and one sort of each file's rows")
+
+
+def test_a_bloom_filtered_leaf_is_clustered_too():
+    _, cluster_by, report = _clustering(
+        ["SELECT id FROM t WHERE v:did::bigint = 5", "SELECT id FROM t WHERE v:did::bigint > 5",
+         "SELECT id FROM t WHERE v:n::int < 2"],
+        {"$.did": _stats(9_500, "BIGINT"), "$.n": _stats(50, "INT")})
+    assert cluster_by == ["try_variant_get(v, '$.did', 'bigint')", "try_variant_get(v, '$.n', 'int')"]
+    assert report["$.did"]["write"] == "bloom filter, cluster"
+    assert "bytes per distinct value" in report["$.did"]["write_cost"]
+    assert "z-order of did and n" in report["$.did"]["write_cost"]
+
+
+def test_a_string_range_leaf_is_sorted_not_clustered():
+    # clustering scales numbers, dates and timestamps only: the top range leaf gets the sort
+    sort_by, cluster_by, report = _clustering(
+        ["SELECT id FROM t WHERE v:name::string > 'm'"] * 2 + ["SELECT id FROM t WHERE v:n::int < 2"],
+        {"$.name": _stats(9_000), "$.n": _stats(50, "INT")})
+    assert (sort_by, cluster_by) == (["try_variant_get(v, '$.name', 'string')"], [])
+    assert report["$.name"]["write"] == "sort" and report["$.n"]["write"] == "-"
 
 
 def test_paths_through_arrays_get_neither():
@@ -142,7 +185,7 @@ def test_advise_write_skips_row_groups_for_the_workloads_filters(spark, workload
     out = str(base / f"advised_{layout}")
     doc = _advise(spark, base, sample, queries, out, layout)
     assert doc["bloom_filters"] == ["did"]
-    assert doc["sort_by"] == ["try_variant_get(v, '$.ts', 'bigint')"]
+    assert doc["sort_by"] == ["try_variant_get(v, '$.ts', 'bigint')"] and doc["cluster_by"] == []
     assert doc["written"] == {"path": out, "layout": layout}
     # the same sample and schema, written without the advisor's write choices
     plain = str(base / f"plain_{layout}")
@@ -170,3 +213,35 @@ def test_advise_write_skips_row_groups_for_the_workloads_filters(spark, workload
     assert read["plain", "range"] == (groups, groups)  # unsorted ts: every row group spans it
     assert read["advised", "lookup"] == (1, groups)
     assert read["advised", "range"][0] <= 2
+
+
+def test_advise_write_clusters_for_two_range_paths(spark, tmp_path):
+    """Two independent random paths, each filtered by range: ``advise --write`` clusters by both,
+    and a range on either reads fewer row groups than the same sample shredded without order."""
+    rnd = random.Random(3)
+    texts = [json.dumps({"a": rnd.randrange(10_000), "b": rnd.randrange(10_000)}) for _ in range(ROWS)]
+    sample = str(tmp_path / "sample")
+    spark.createDataFrame(list(enumerate(texts)), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v").coalesce(1).write.parquet(sample)
+    queries = tmp_path / "workload.sql"
+    queries.write_text("SELECT id FROM t WHERE v:a::bigint BETWEEN 1000 AND 1499;\n"
+                       "SELECT count(*) FROM t WHERE v:b::bigint < 500;\n")
+    out = str(tmp_path / "advised")
+    doc = _advise(spark, tmp_path, sample, str(queries), out, "spec")
+    assert doc["sort_by"] == []
+    assert doc["cluster_by"] == ["try_variant_get(v, '$.a', 'bigint')", "try_variant_get(v, '$.b', 'bigint')"]
+    plain = str(tmp_path / "plain")
+    with confs(spark, {"parquet.block.row.count.limit": str(GROUP)}):
+        pyspark_ext.write_shredded(spark.read.parquet(sample), plain, {"v": doc["spec_shredding_schema"]})
+    for where in ("v:a::bigint BETWEEN 1000 AND 1499", "v:b::bigint < 500"):
+        query = "SELECT id FROM {t} WHERE " + where
+        with confs(spark, {"spark.pyspark_ext.enabled": "false"}):
+            truth = sorted(spark.sql(query.format(t=f"parquet.`{sample}`")).collect())
+        read = {}
+        for name, path in (("advised", out), ("plain", plain)):
+            df = spark.sql(query.format(t=f"parquet.`{path}`"))
+            assert sorted(df.collect()) == truth
+            scan, = pyspark_ext.explain_read_schema(df)
+            read[name] = scan["row_groups_read"]
+        assert read["plain"] == ROWS // GROUP
+        assert read["advised"] <= ROWS // GROUP // 2, (where, read)

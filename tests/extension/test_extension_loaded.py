@@ -49,7 +49,7 @@ SCRIPT = textwrap.dedent('''
         outcome("shred", lambda: pyspark_ext.shred(df, "v", "a bigint"))
         outcome("verify", lambda: verify.verify(spark, ["SELECT 1"], progress=False))
         outcome("advise_write", lambda: _write(df, "v", SimpleNamespace(
-            schema="a bigint", spec_schema="a bigint", bloom_filters=[], sort_by=[]),
+            schema="a bigint", spec_schema="a bigint", bloom_filters=[], sort_by=[], cluster_by=[]),
             "draft", sys.argv[2] + "/out"))
         spark.stop()
         SparkSession.builder._options.clear()  # a class-level dict: builders share it

@@ -18,7 +18,7 @@ from pyspark.sql.types import VariantVal
 from pyspark.sql.variant_utils import VariantUtils
 
 from pyspark_ext.testing import fuzz, grammar_nested, grammar_variant
-from pyspark_ext.testing.case import Case
+from pyspark_ext.testing.case import Case, CatalogTable, Snapshot
 from pyspark_ext.testing.data import DRAFT_SCHEMAS
 from pyspark_ext.testing.equivalence import exact_numeric_schemas, variant_text
 from pyspark_ext.testing.outcome import Outcome, difference, normalise, run, same_rows
@@ -96,6 +96,32 @@ def test_drawn_queries_parse_in_sparks_own_parser(spark: SparkSession) -> None:
     draws = [(201, 138, "nested")] + [(9, i, kind) for kind in ("nested", "variant") for i in range(150)]
     for seed, number, kind in draws:
         parser.parsePlan(fuzz.draw(seed, number, kind).sql())
+
+
+def test_iceberg_draws_travel_to_recorded_snapshots_reproducibly() -> None:
+    """In Iceberg mode about one query in three reads recorded snapshots of its table, by id or by
+    commit time; the same seed over the same tables draws the same SQL, and the query around the
+    time travel is the one drawn without a history."""
+    history = (Snapshot(101, "2026-01-01 00:00:00.001Z"), Snapshot(202, "2026-01-01 00:00:01.002Z"))
+    tables = {t: CatalogTable(f"cat.db.{t}", history)
+              for t in ("nested", "variant_truth", "variant_draft", "variant_spec")}
+    cases = [fuzz.draw(5, i, "all", "iceberg", tables) for i in range(300)]
+    travelled = [c for c in cases if "travel" in c.notes]
+    assert 60 <= len(travelled) <= 140
+    text = "\n".join(c.sql(tables) for c in travelled)
+    for clause in ("FROM cat.db.nested VERSION AS OF 101", "FOR SYSTEM_VERSION AS OF 202",
+                   "TIMESTAMP AS OF '2026-01-01 00:00:00.001Z'", "FOR SYSTEM_TIME AS OF '2026-01-01 00:00:01.002Z'"):
+        assert clause in text
+    assert {c.notes["travel"] for c in travelled} == {"together", "apart"}
+    for number, case in enumerate(cases):
+        assert fuzz.draw(5, number, "all", "iceberg", tables).sql(tables) == case.sql(tables)
+        refs = [t for t in case.ast.find_all(sqlglot.exp.Table) if t.name == case.table]
+        clauses = {t.args["version"].sql("spark") if t.args.get("version") else None for t in refs}
+        if case.notes.get("travel") == "together":
+            assert len(clauses) == 1 and None not in clauses, case.sql()
+        for t in refs:
+            t.set("version", None)
+        assert case.sql() == fuzz.draw(5, number, "all", "iceberg").sql()
 
 
 def test_a_top_level_order_ends_in_a_unique_key() -> None:

@@ -36,6 +36,7 @@ def test_tables_have_deletes_and_evolution(spark, tables):
     # rows written while user.geo.city was named town read under its name again
     assert spark.sql(f"SELECT count(*) FROM {nested} WHERE user.geo.city LIKE '%+'").first()[0] > 0
     assert spark.sql(f"SELECT count(payload.f0015) FROM {nested} WHERE id < 200").first()[0] > 0
+    _history_has_older_schemas(spark, nested)
     if not jar.carries_variant():
         return
     assert _delete_contents(spark, tables["variant_truth"]) == {1}
@@ -49,6 +50,24 @@ def test_tables_have_deletes_and_evolution(spark, tables):
     assert ":variant" not in "".join(s["read_schema"] for s in report), report
 
 
+def _history_has_older_schemas(spark, nested) -> None:
+    """The recorded snapshots are the table's, oldest first, and time travel reads them with the
+    schema they were written under: before the column changes, and with ``town`` after them."""
+    history = nested.snapshots
+    assert [s.id for s in history] == [r[0] for r in spark.sql(
+        f"SELECT snapshot_id FROM {nested}.snapshots ORDER BY committed_at").collect()]
+    assert len(history) >= 2
+
+    def geo(clause: str) -> list[str]:
+        return spark.sql(f"SELECT * FROM {nested} {clause}").schema["user"].dataType["geo"].dataType.fieldNames()
+
+    first, last = history[0], history[-1]
+    assert geo(f"VERSION AS OF {first.id}") == geo(f"TIMESTAMP AS OF '{first.committed_at}'") \
+        == ["country", "city", "lat", "lon"]
+    assert geo(f"FOR SYSTEM_VERSION AS OF {last.id}") == geo(f"FOR SYSTEM_TIME AS OF '{last.committed_at}'") \
+        == ["country", "town", "lat", "lon", "zip"]
+
+
 def test_random_queries_agree_with_stock_iceberg(spark, tables):
     kind = "all" if jar.carries_variant() else "nested"
     out = io.StringIO()
@@ -60,3 +79,8 @@ def test_random_queries_agree_with_stock_iceberg(spark, tables):
     assert sum(summary.errors.values()) < QUERIES // 2, summary.lines()
     case = fuzz.draw(SEED, 0, kind, "iceberg")
     assert f"{fuzz_iceberg.NAMESPACE}." in case.sql(tables)
+    # some of them read older snapshots, by id and by commit time, as the SQL they ran says
+    travelled = [fuzz.draw(SEED, i, kind, "iceberg", tables) for i in range(QUERIES)]
+    travelled = [c.sql(tables) for c in travelled if "travel" in c.notes]
+    assert summary.travelled == len(travelled) > 0, summary.lines()
+    assert all(" AS OF " in sql for sql in travelled), travelled
