@@ -295,7 +295,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
         case (t, _) => t
       }
     }
-    val groups = FileGroups.group(perFile)
+    // by path first, so that files of equal layouts, too, are planned in one order whatever the listing
+    val groups = FileGroups.group(perFile.sortBy(_._1.getPath.toString))
     // A Delta scan keeps Delta's file index and format (deletion vectors, row tracking), so it
     // cannot be split by files, nor read raw typed leaves (which need Spark's row-based reader).
     if (delta && groups.length > 1) {
