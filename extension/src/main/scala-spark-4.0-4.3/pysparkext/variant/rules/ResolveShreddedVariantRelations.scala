@@ -18,7 +18,8 @@ import pysparkext.formats.{Applies, DeltaScans, IcebergTables, TableFormats}
 import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
-import pysparkext.variant.layout.{DraftLayout, LayoutMarks, NestedVariants, PerFileTypes, SpecLayout}
+import pysparkext.variant.layout.{DraftLayout, FileGroups, LayoutMarks, NestedVariants, SpecLayout}
+import pysparkext.variant.layout.FileGroups.{Absent, ReadBySpark, Shredded, Stored}
 
 /**
  * Presents shredded variant columns of Parquet relations, in the proposal's draft layout or the
@@ -294,13 +295,8 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
         case (t, _) => t
       }
     }
-    // Group files greedily by mergeable layouts; most tables end up with one group.
-    val groups = scala.collection.mutable.ArrayBuffer.empty[(Seq[Stored], Seq[FileStatus])]
-    perFile.foreach { case (status, types) =>
-      val at = groups.indexWhere { case (merged, _) => mergeAll(merged, types).isDefined }
-      if (at < 0) groups += (types -> Seq(status))
-      else groups(at) = (mergeAll(groups(at)._1, types).get, groups(at)._2 :+ status)
-    }
+    // by path first, so that files of equal layouts, too, are planned in one order whatever the listing
+    val groups = FileGroups.group(perFile.sortBy(_._1.getPath.toString))
     // A Delta scan keeps Delta's file index and format (deletion vectors, row tracking), so it
     // cannot be split by files, nor read raw typed leaves (which need Spark's row-based reader).
     if (delta && groups.length > 1) {
@@ -343,24 +339,6 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def unplannedOption(format: FileFormat, unread: Seq[Path]): Map[String, String] =
     if (unread.isEmpty || !format.isInstanceOf[ListedFilesParquetFormat]) Map.empty
     else Map(ListedFilesParquetFormat.UnplannedFiles -> unread.map(_.toString).mkString("\n"))
-
-  /** How one file stores one variant column. */
-  private sealed trait Stored
-  private case object Absent extends Stored
-  private case object ReadBySpark extends Stored
-  private case class Shredded(t: StructType) extends Stored
-
-  private def mergeAll(a: Seq[Stored], b: Seq[Stored]): Option[Seq[Stored]] = {
-    val merged: Seq[Option[Stored]] = a.zip(b).map {
-      case (Shredded(x), Shredded(y)) =>
-        PerFileTypes.merge(x, y).map(t => Shredded(t.asInstanceOf[StructType]))
-      case (Absent, y) => Some(y)
-      case (x, Absent) => Some(x)
-      case (ReadBySpark, ReadBySpark) => Some(ReadBySpark)
-      case _ => None
-    }
-    if (merged.forall(_.isDefined)) Some(merged.map(_.get)) else None
-  }
 
   private def branch(
       r: LogicalRelation,
