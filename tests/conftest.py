@@ -14,6 +14,7 @@ pytest.register_assert_rewrite("tests.support.battery.outcomes")
 
 from pyspark_ext import jar  # noqa: E402
 from pyspark_ext.data import adtech  # noqa: E402
+from pyspark_ext.testing.table_formats import PRODUCTS  # noqa: E402
 from tests.support import line_share  # noqa: E402
 from tests.support.differential import ENABLED, strict_session  # noqa: E402
 
@@ -54,15 +55,14 @@ SPARK_LINES_SUBSET = (
 #: its group, besides the newest line, and 3.5 runs every case. The nested shapes and Spark's
 #: pruning switch over 4.0, 4.1 and 4.2, whose pruning half is the 4.x code 3.5 and 4.3 also run
 #: (the SchemaPruningSuite port shares out its cases itself, with the same group); the Delta and
-#: Iceberg shape batteries between the 4.x line of the product and 3.5.
-PRUNING_SHARE = line_share.PRUNING
+#: Iceberg shape batteries between the lines each product is tested on (its 4.x line and 3.5).
 SHARED_OUT = {
-    "test_shape_reads_minimal_schema_and_same_rows": PRUNING_SHARE,
-    "test_correlated_outer_references_keep_rows": PRUNING_SHARE,
-    "test_widened_arrays_and_maps_keep_rows_in_generated_code": PRUNING_SHARE,
-    "test_spark_switch_off_reads_what_stock_reads": PRUNING_SHARE,
-    "test_shapes_on_deletion_vectors": ("4.2", "3.5"),
-    "test_shape_on_v2_table_reads_minimal_schema": ("4.1", "3.5"),
+    "test_shape_reads_minimal_schema_and_same_rows": line_share.PRUNING,
+    "test_correlated_outer_references_keep_rows": line_share.PRUNING,
+    "test_widened_arrays_and_maps_keep_rows_in_generated_code": line_share.PRUNING,
+    "test_spark_switch_off_reads_what_stock_reads": line_share.PRUNING,
+    "test_shapes_on_deletion_vectors": PRODUCTS["delta"].lines,
+    "test_shape_on_v2_table_reads_minimal_schema": PRODUCTS["iceberg"].lines,
 }
 
 

@@ -3,10 +3,11 @@
 The full suite runs every case on the newest line. On the older lines (``.ci/run-lines``) a
 shared-out battery runs each case on one line of its group only, dealt in turn by the case's
 position in its test's parametrization (the same on every line of the group), so every case still
-runs on two lines and each line runs an equal share. Spark 3.5, the line most clusters run, runs
-every case it can, even in a group, where its place only thins its partner's share. A case another line runs is marked ``another_line``, which
-``.ci/run-lines`` deselects; run a module by hand and every case runs. ``PYSPARK_EXT_FULL_MATRIX=1``
-leaves every case on every line.
+runs on one older line and each line of the group runs an equal share. Spark 3.5, the line most
+clusters run, runs every case it can, even in a group, where its place only thins its partner's
+share. A case another line runs is marked ``another_line``, which ``.ci/run-lines`` deselects;
+run a module by hand and every case runs. ``PYSPARK_EXT_FULL_MATRIX=1`` leaves every case on
+every line.
 """
 from __future__ import annotations
 
