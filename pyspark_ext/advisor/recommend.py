@@ -248,15 +248,15 @@ def write_choices(report: list[dict[str, object]], filters: dict[str, Counter[st
         return blooms, [], []
     ranged.sort(key=lambda r: (-r[0], r[1]))
     top = [(dotted, row) for _, dotted, row in ranged[:2]]
-    expr = lambda row: f"try_variant_get({_quote(column)}, '{row['path']}', '{row['type']}')"  # noqa: E731
+    exprs = [f"try_variant_get({_quote(column)}, '{row['path']}', '{row['type']}')" for _, row in top]
     if len(top) == 2 and all(_clusterable(str(row["type"])) for _, row in top):
         names = " and ".join(dotted for dotted, _ in top)
         _add_write(top[0][1], "cluster", f"clustering by a z-order of {names}: one aggregate pass (each "
                                          f"path's min and max) and one sort of each file's rows")
         _add_write(top[1][1], "cluster", f"clustered with {top[0][0]} (see there)")
-        return blooms, [], [expr(row) for _, row in top]
+        return blooms, [], exprs
     _add_write(top[0][1], "sort", "sorting: one sort of each file's rows before it is written")
-    return blooms, [expr(top[0][1])], []
+    return blooms, exprs[:1], []
 
 
 def _clusterable(typ: str) -> bool:
