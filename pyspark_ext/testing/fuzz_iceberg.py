@@ -40,8 +40,9 @@ a query names its table more than once (self-joins, subqueries, set operations),
 reference reads the same snapshot, or each draws its own (the current state among them).
 
 Snapshot ids and commit times are new with every set of tables written, so a seed reproduces the
-same SQL text over the same tables (``fuzz.fuzz`` called again with them); a new run writes new
-tables, and the seed's queries read their snapshots at the same places in the history.
+same SQL text over the same tables only (``fuzz.fuzz`` called again with them). A new run writes
+new tables with new ids and times; the seed's queries then read the same snapshot by position
+(the table's first, second, ... commit), and so the same data and schema.
 """
 from __future__ import annotations
 
