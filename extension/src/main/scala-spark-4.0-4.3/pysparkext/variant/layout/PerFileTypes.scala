@@ -11,8 +11,9 @@ object PerFileTypes {
   /**
    * Merges two files' shredded types of one column (draft or spec layout) so one read schema
    * serves both: fields missing from a file read as null, which the layouts define as "not
-   * shredded here". None when a leaf differs in type, or a level is in one layout in one file and
-   * in the other in the other; such files must be read separately.
+   * shredded here", so a merged field is nullable where either file lacks it or may hold null.
+   * None when a leaf differs in type, or a level is in one layout in one file and in the other
+   * in the other; such files must be read separately.
    */
   def merge(a: DataType, b: DataType): Option[DataType] = (a, b) match {
     case (x: StructType, y: StructType) if isSpecLevel(x).zip(isSpecLevel(y)).exists { case (p, q) => p != q } => None
@@ -20,9 +21,12 @@ object PerFileTypes {
       val names = (x.fieldNames ++ y.fieldNames).distinct
       val merged = names.map { n =>
         (x.find(_.name == n), y.find(_.name == n)) match {
-          case (Some(f), Some(g)) => merge(f.dataType, g.dataType).map(t => f.copy(dataType = t))
-          case (Some(f), None) => Some(f)
-          case (None, Some(g)) => Some(g)
+          case (Some(f), Some(g)) =>
+            merge(f.dataType, g.dataType).map(t => f.copy(dataType = t, nullable = f.nullable || g.nullable))
+          // The spec writes an object's fields as required groups; a file without the field
+          // reads it as null, so the merged field must admit null.
+          case (Some(f), None) => Some(f.copy(nullable = true))
+          case (None, Some(g)) => Some(g.copy(nullable = true))
           case _ => None
         }
       }
