@@ -99,8 +99,8 @@ def _write(warehouse: str, version: int) -> dict:
 @pytest.fixture(scope="module", params=[1, 2], ids=["v1", "v2"])
 def pyiceberg_table(spark, tmp_path_factory, request):
     """``(table, what _write returned)``: PyIceberg's table registered in Spark's Hadoop catalog
-    ``ice``, which copies PyIceberg's latest metadata file under its own name (``v1.metadata.json``)
-    and leaves every other file where PyIceberg wrote it."""
+    ``ice``, which writes PyIceberg's latest metadata again under its own file names and leaves
+    every other file where PyIceberg wrote it."""
     version = request.param
     written = _write(str(tmp_path_factory.mktemp(f"pyiceberg_v{version}")), version)
     table = f"ice.db.pyiceberg_v{version}"
