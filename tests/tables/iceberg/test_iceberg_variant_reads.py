@@ -224,7 +224,7 @@ def test_benchmark_table_skips_on_its_sorted_path(spark, tmp_path_factory):
         _, ext = compare(spark, query)
         assert _by_extension(ext), ext.read_schemas
         assert spark.sql(query).first()[0] == 11
-        scans = pyspark_ext.explain_read_schema(spark.sql(query), run=True)
-        total, read = (sum(s[k] for s in scans) for k in ("row_groups", "row_groups_read"))
-        assert total > 10 and 0 < read <= total // 4, ((lo, hi), scans)
+        # row groups judged on their statistics, as the extension's scans push the range
+        total, read = (sum(s[k] for s in ext.scans) for k in ("row_groups", "row_groups_read"))
+        assert total > 10 and 0 < read <= total // 4, ((lo, hi), ext.scans)
     compare(spark, selective.format(t=t))  # the benchmark's own range
