@@ -41,8 +41,8 @@ reference reads the same snapshot, or each draws its own (the current state amon
 
 Snapshot ids and commit times are new with every set of tables written, so a seed reproduces the
 same SQL text over the same tables only (``fuzz.fuzz`` called again with them). A new run writes
-new tables with new ids and times; the seed's queries then read the same snapshot by position
-(the table's first, second, ... commit), and so the same data and schema.
+new tables with new ids and times; the queries that seed draws then read the same snapshot by
+position (the table's first, second, ... commit), and so the same data and schema.
 """
 from __future__ import annotations
 
