@@ -23,7 +23,8 @@ from tests.support.differential import ENABLED, strict_session  # noqa: E402
 #: line's own stock Spark, chosen so that each line tests what no other line's run covers
 #: (docs/development.md gives the times): nested pruning over the shapes and Spark's own
 #: SchemaPruningSuite cases under Spark's pruning switch both ways (all of them on 3.5, shared out
-#: between 4.0, 4.1 and 4.2: ``SHARED_OUT``), explain, what the line carries,
+#: between 4.0, 4.1 and 4.2: ``SHARED_OUT``), explain, what the line carries, the fuzzer's
+#: random queries at the line's own seed (in the subset's JVM, already warm),
 #: and the check of the settings a session starts with (a bad one hangs a 4.1 driver without it), on
 #: every line. The variant half's reads, filters, skipping and writers, and its edge cases whose code
 #: sits above the shims (tables whose files shred differently, read as a Union of per-file scans;
@@ -35,7 +36,7 @@ from tests.support.differential import ENABLED, strict_session  # noqa: E402
 #: full suite runs them all on the newest.
 PRUNING_SUBSET = frozenset({
     "test_nested_pruning.py", "test_schema_pruning_suite.py", "test_spark_pruning_switch.py",
-    "test_explain.py", "test_spark_lines.py", "test_settings_at_start.py",
+    "test_explain.py", "test_spark_lines.py", "test_settings_at_start.py", "test_line_fuzz.py",
 })
 VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
