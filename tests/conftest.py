@@ -107,6 +107,8 @@ def pytest_pycollect_makemodule(module_path, parent):
 def pytest_collection_modifyitems(config, items):
     line = jar.spark_line()
     positions: Counter[tuple[Path, str]] = Counter()
+    if line == OLDEST_VARIANT_LINE:
+        _each_value_of_the_variant_subset(items)
     for item in items:
         if item.path.name in SPARK_LINES_SUBSET or (
                 line == OLDEST_PRODUCERS_LINE and item.get_closest_marker("producers_lines")):
@@ -117,6 +119,22 @@ def pytest_collection_modifyitems(config, items):
             positions[item.path, test] += 1
             if not line_share.runs_here(position, SHARED_OUT[test], line):
                 item.add_marker(pytest.mark.another_line)
+
+
+def _each_value_of_the_variant_subset(items) -> None:
+    """The variant subset on the oldest line that carries it runs each of its tests with every
+    value of each parameter (``line_share.each_value``), not every combination: the full suite runs
+    every combination on the newest line, and the oldest line's own code is its shims, which every
+    value reaches."""
+    tests: dict[tuple[str, str], list] = {}
+    for item in items:
+        if item.path.name in VARIANT_SUBSET | VARIANT_EDGES and hasattr(item, "callspec"):
+            tests.setdefault((item.parent.nodeid, item.originalname), []).append(item)
+    for cases in tests.values():
+        kept = line_share.each_value([case.callspec.params for case in cases])
+        for position, case in enumerate(cases):
+            if position not in kept:
+                case.add_marker(pytest.mark.another_line)
 
 
 @pytest.fixture(scope="session")
