@@ -4,7 +4,7 @@ through ``spark.jars``, as on a real cluster.
 
 Only one SparkContext fits in a Python process, so the cluster session runs in a subprocess
 (``tests.support.deployments.cluster_run``, started once for the module, while the same checks run here
-in local mode). Each check (nested pruning, every query shape of the nested-pruning tests, ORC,
+in local mode). Each check (nested pruning, a query shape of each kind of operator, ORC,
 draft- and spec-layout path reads, per-file reads of files that shred differently, partitioned
 tables, row-group skipping with its run-time metrics, whole-value reconstruction, the writer,
 schema inference, the ``explain_read_schema`` report) must give the same result on the cluster
@@ -27,7 +27,6 @@ import pyspark
 import pytest
 
 from tests.support.deployments import checks, producers_check
-from tests.support.nested_shapes import SHAPES
 
 pytestmark = [pytest.mark.cluster, pytest.mark.subprocess]
 
@@ -103,10 +102,10 @@ def test_cluster_equals_local_mode_and_stock_spark(cluster, local, name):
     assert on_cluster["rows_on"], "every check returns rows"
 
 
-@pytest.mark.parametrize("name", sorted(SHAPES))
+@pytest.mark.parametrize("name", checks.DEPLOYED_SHAPES)
 def test_nested_shape_on_the_cluster_equals_local_mode(cluster, local, name):
-    """Every query shape of the nested-pruning tests (which compare them with stock Spark) returns
-    the same rows on the cluster and reads the same."""
+    """A query shape of each kind of operator (the nested-pruning tests compare every shape with
+    stock Spark) returns the same rows on the cluster and reads the same."""
     assert cluster["results"]["shapes"][name] == local["shapes"][name]
     assert local["shapes"][name]["rows_on"] or "empty" in name
 
