@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pyspark
 
+from pyspark_ext.testing.table_formats import ci_spark_lines
+
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "benchmarks" / "out" / "lines"
 
 
 def versions() -> list[str]:
-    listed = [v.strip() for v in (REPO / ".ci" / "spark-lines").read_text().splitlines()
-              if v.strip() and not v.startswith("#")]
-    return [*listed, pyspark.__version__]
+    return [*ci_spark_lines(), pyspark.__version__]
 
 
 def python_for(version: str) -> str:

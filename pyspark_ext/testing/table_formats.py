@@ -15,6 +15,12 @@ from pyspark_ext.testing import maven
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
+def ci_spark_lines() -> list[str]:
+    """The pyspark releases of ``.ci/spark-lines``: the lines CI tests besides the installed one."""
+    listed = (REPO / ".ci" / "spark-lines").read_text().splitlines()
+    return [v.strip() for v in listed if v.strip() and not v.startswith("#")]
+
+
 @dataclass(frozen=True)
 class Product:
     name: str
@@ -36,9 +42,7 @@ class Product:
     def version(self) -> str:
         """The pyspark release CI tests ``line`` with (``.ci/spark-lines``, else the installed one)."""
         import pyspark
-        listed = [v.strip() for v in (REPO / ".ci" / "spark-lines").read_text().splitlines()
-                  if v.strip() and not v.startswith("#")]
-        for version in [*listed, pyspark.__version__]:
+        for version in [*ci_spark_lines(), pyspark.__version__]:
             if version.startswith(self.line + "."):
                 return version
         raise RuntimeError(f"no pyspark release of Spark {self.line} in .ci/spark-lines for {self.name}")

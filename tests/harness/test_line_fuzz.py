@@ -12,19 +12,14 @@ import pytest
 
 from pyspark_ext import jar
 from pyspark_ext.testing import fuzz
-from pyspark_ext.testing.table_formats import REPO
+from pyspark_ext.testing.table_formats import ci_spark_lines
 
 QUERIES = 30
 
 
-def _older_lines() -> list[str]:
-    listed = (REPO / ".ci" / "spark-lines").read_text().splitlines()
-    return [v.strip() for v in listed if v.strip() and not v.startswith("#")]
-
-
 def test_this_lines_fuzzer_finds_no_mismatch(spark, tmp_path, capsys) -> None:
     version = pyspark.__version__
-    if version not in _older_lines():
+    if version not in ci_spark_lines():
         pytest.skip(f"pyspark {version} is not one of .ci/spark-lines: the newest line's random "
                     "queries are tests/harness/test_fuzz.py's")
     kind = "all" if jar.carries_variant() else "nested"
