@@ -46,6 +46,9 @@ VARIANT_EDGES = frozenset({
     "test_conflicting_files.py", "test_file_tolerance.py", "test_nested_variant.py",
     "test_struct_variant_paths.py",
 })
+#: Run on 3.5 as well as in the full suite: 3.5's jar is a build of its own (Scala 2.12), so its
+#: executors on a cluster load a jar no other line's do.
+ON_SPARK_35 = frozenset({"test_cluster_mode.py"})
 OLDEST_VARIANT_LINE = "4.1"
 OLDEST_PRODUCERS_LINE = "4.0"
 SPARK_LINES_SUBSET = (
@@ -76,7 +79,6 @@ NEEDS_PYSPARK_4 = {
     "test_spec_writer.py": "VARIANT writes: Spark 3.5 has no VARIANT",
     "test_fuzz.py": "its unit tests build VARIANT values (the fuzzer itself runs on 3.5)",
     "test_advisor_paths.py": "its tables have VARIANT columns, a type pyspark 3.5 lacks",
-    "test_cluster_mode.py": "its deployments run producers pipelines (pyspark.sql.conversion)",
     "test_delta_variant.py": "shredded VARIANT on Delta tables: Spark 3.5 has no VARIANT",
     "test_delta_skipping.py": "skipping on shredded VARIANT paths of Delta tables: Spark 3.5 has no VARIANT",
     "test_iceberg_variant.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
@@ -110,7 +112,7 @@ def pytest_collection_modifyitems(config, items):
     if line == OLDEST_VARIANT_LINE:
         _each_value_of_the_variant_subset(items)
     for item in items:
-        if item.path.name in SPARK_LINES_SUBSET or (
+        if item.path.name in SPARK_LINES_SUBSET or (line == "3.5" and item.path.name in ON_SPARK_35) or (
                 line == OLDEST_PRODUCERS_LINE and item.get_closest_marker("producers_lines")):
             item.add_marker(pytest.mark.spark_lines)
         test = getattr(item, "originalname", item.name)

@@ -12,6 +12,10 @@ as in local mode, and the same rows as stock Spark. A producers pipeline
 (``tests.support.deployments.producers_check``: run, update, a join, a merge, PreserveKeyValues) must
 store the same content and changes, its Python workers importing ``pyspark_ext`` from the zip
 ``ship_package`` adds and the Produce functions pickled by value.
+
+A line without the variant half or the producers (Spark 3.5) runs the nested checks only. CI runs
+this module on 3.5 as well as in the full suite: 3.5's jar is a build of its own (Scala 2.12),
+which no other line's executors load.
 """
 from __future__ import annotations
 
@@ -26,13 +30,24 @@ from typing import Any
 import pyspark
 import pytest
 
-from tests.support.deployments import checks, producers_check
+from pyspark_ext import jar
+from tests.support.deployments import checks
+from tests.support.deployments.cluster_run import producers_run_here
 
 pytestmark = [pytest.mark.cluster, pytest.mark.subprocess]
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKS = [*checks.QUERIES, *(f"{layout}_{name}" for layout in ("draft", "spec")
-                            for name in checks.VARIANT)]
+VARIANT_HALF = jar.carries_variant()
+#: Checks over VARIANT tables, run only on a line that carries the variant half (not 3.5 or 4.0).
+needs_variant_half = pytest.mark.skipif(
+    not VARIANT_HALF, reason=f"Spark {jar.spark_line()} does not carry the variant half")
+needs_producers = pytest.mark.skipif(
+    not producers_run_here(), reason="the producers need pyspark.sql.conversion (pyspark 4.0 or later)")
+CHECKS = [*checks.NESTED,
+          *(pytest.param(name, marks=needs_variant_half) for name in checks.QUERIES
+            if name not in checks.NESTED),
+          *(pytest.param(f"{layout}_{name}", marks=needs_variant_half) for layout in ("draft", "spec")
+            for name in checks.VARIANT)]
 TIMEOUT = 300
 
 
@@ -63,8 +78,10 @@ def local(spark, cluster_process, tmp_path_factory) -> dict[str, Any]:
     session = spark.newSession()
     assert session.conf.get("spark.pyspark_ext.strict") == "true"
     base = tmp_path_factory.mktemp("local")
-    results = checks.run_checks(session, str(base))
-    results["producers"] = producers_check.run(session, str(base / "producers"))
+    results = checks.run_checks(session, str(base), variant=VARIANT_HALF)
+    if producers_run_here():
+        from tests.support.deployments import producers_check
+        results["producers"] = producers_check.run(session, str(base / "producers"))
     return results
 
 
@@ -110,6 +127,7 @@ def test_nested_shape_on_the_cluster_equals_local_mode(cluster, local, name):
     assert local["shapes"][name]["rows_on"] or "empty" in name
 
 
+@needs_variant_half
 def test_writer_and_schema_inference_on_the_cluster(cluster, local):
     results = cluster["results"]
     for layout in ("draft", "spec"):
@@ -134,6 +152,13 @@ def test_what_the_cluster_read(cluster):
     (scan,) = results["nested_explode"]["scans"]
     assert scan["read_schema"] == ("struct<id:bigint,page:struct<views:array<struct<ts:bigint,"
                                    "items:array<struct<cpc:double,clicked:boolean>>>>>>")
+    (scan,) = results["nested_row_groups"]["scans"]
+    # Spark 3.5's Parquet (1.13) has no row-count limit for row groups, so there the file is one
+    # row group, which the filter keeps.
+    row_groups = (1, 0) if jar.spark_line() == "3.5" else (3, 7)
+    assert (scan["row_groups_read_metric"], scan["row_groups_skipped_metric"]) == row_groups
+    if not VARIANT_HALF:
+        return
     for layout in ("draft", "spec"):
         (scan,) = results[f"{layout}_skip_between"]["scans"]
         # 250..449 spans row groups 2-4; group 6 holds a string id, whose untyped column blocks
@@ -143,10 +168,9 @@ def test_what_the_cluster_read(cluster):
         assert scan["rows_output"] == 4 * checks.GROUP
         (scan,) = results[f"{layout}_path_reads"]["scans"]
         assert scan["read_leaves"] < scan["full_leaves"]
-    (scan,) = results["nested_row_groups"]["scans"]
-    assert (scan["row_groups_read_metric"], scan["row_groups_skipped_metric"]) == (3, 7)
 
 
+@needs_producers
 def test_producers_pipeline_on_the_cluster_equals_local_mode(cluster, local):
     got, want = cluster["producers"], local["producers"]
     shipped = got.pop("shipped")
