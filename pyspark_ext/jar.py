@@ -58,6 +58,12 @@ def carries_variant(version: str | None = None) -> bool:
     return spark_line(version) not in ("3.5", "4.0")
 
 
+def runs_producers(version: str | None = None) -> bool:
+    """Whether ``pyspark_ext.producers`` runs beside this pyspark: it uses ``pyspark.sql.conversion``,
+    which pyspark 3.5 lacks (the command line says so from the import error itself)."""
+    return spark_line(version) != "3.5"
+
+
 def carries_connect_plugin(version: str | None = None) -> bool:
     """Whether the jar holds the Spark Connect relation plugin (``explain_read_schema`` for Connect
     clients). pyspark 3.5 ships no ``spark-connect`` jar to compile it against, so its jar has none;

@@ -32,7 +32,6 @@ import pytest
 
 from pyspark_ext import jar
 from tests.support.deployments import checks
-from tests.support.deployments.cluster_run import producers_run_here
 
 pytestmark = [pytest.mark.cluster, pytest.mark.subprocess]
 
@@ -42,7 +41,7 @@ VARIANT_HALF = jar.carries_variant()
 needs_variant_half = pytest.mark.skipif(
     not VARIANT_HALF, reason=f"Spark {jar.spark_line()} does not carry the variant half")
 needs_producers = pytest.mark.skipif(
-    not producers_run_here(), reason="the producers need pyspark.sql.conversion (pyspark 4.0 or later)")
+    not jar.runs_producers(), reason="the producers need pyspark.sql.conversion (pyspark 4.0 or later)")
 CHECKS = [*checks.NESTED,
           *(pytest.param(name, marks=needs_variant_half) for name in checks.QUERIES
             if name not in checks.NESTED),
@@ -79,7 +78,7 @@ def local(spark, cluster_process, tmp_path_factory) -> dict[str, Any]:
     assert session.conf.get("spark.pyspark_ext.strict") == "true"
     base = tmp_path_factory.mktemp("local")
     results = checks.run_checks(session, str(base), variant=VARIANT_HALF)
-    if producers_run_here():
+    if jar.runs_producers():
         from tests.support.deployments import producers_check
         results["producers"] = producers_check.run(session, str(base / "producers"))
     return results

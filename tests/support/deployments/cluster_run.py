@@ -55,15 +55,6 @@ def cluster_session(master: str, executors: int) -> SparkSession:
     return spark
 
 
-def producers_run_here() -> bool:
-    """Whether this pyspark has what ``pyspark_ext.producers`` needs (not pyspark 3.5)."""
-    try:
-        import pyspark.sql.conversion  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--master", default="local-cluster[2,1,1024]")
@@ -77,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         output = {"master": spark.sparkContext.master, "task_jvms": jvms,
                   "jars": spark.sparkContext.getConf().get("spark.jars"),
                   "results": run_checks(spark, args.base, stock=False, variant=jar.carries_variant())}
-        if producers_run_here():
+        if jar.runs_producers():
             from tests.support.deployments import producers_check
             output["producers"] = producers_check.run(spark, f"{args.base}/producers", ship=True)
     finally:
