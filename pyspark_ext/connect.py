@@ -47,6 +47,13 @@ class _ExplainReadSchema(LogicalPlan):
 
 
 def explain_read_schema(df: ConnectDataFrame, run: bool = False) -> list[dict[str, Any]]:
+    from .jar import carries_connect_plugin
+    if not carries_connect_plugin():  # a 3.5 client talks to a 3.5 server
+        raise RuntimeError(
+            "explain_read_schema over Spark Connect needs the extension's relation plugin on the "
+            "server, which the jar for Spark 3.5 does not carry (pyspark 3.5 ships no spark-connect "
+            "jar to build it against); DataFrame.explain() shows the plan the server ran, with "
+            "each scan's ReadSchema")
     try:
         report = ConnectDataFrame(_ExplainReadSchema(df._plan, run), df.sparkSession).collect()
     except Exception as e:

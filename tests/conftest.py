@@ -47,8 +47,9 @@ VARIANT_EDGES = frozenset({
     "test_struct_variant_paths.py",
 })
 #: Run on 3.5 as well as in the full suite: 3.5's jar is a build of its own (Scala 2.12), so its
-#: executors on a cluster load a jar no other line's do.
-ON_SPARK_35 = frozenset({"test_cluster_mode.py"})
+#: executors on a cluster load a jar no other line's do; and 3.5's own Connect server, which
+#: only 3.5 runs.
+ON_SPARK_35 = frozenset({"test_cluster_mode.py", "test_connect_spark35.py"})
 OLDEST_VARIANT_LINE = "4.1"
 OLDEST_PRODUCERS_LINE = "4.0"
 SPARK_LINES_SUBSET = (

@@ -1,5 +1,7 @@
 """A Spark Connect server with the extension, started with the ``start-connect-server.sh`` that
-ships inside pyspark, for as long as a ``with`` block runs."""
+ships inside pyspark, for as long as a ``with`` block runs. pyspark 3.5 from pip ships neither that
+script nor the server's jar: there the server class runs through ``spark-submit``, its jar given
+in ``spark.jars`` (``deps/spark-connect/spark-3.5/pom.xml``)."""
 from __future__ import annotations
 
 import os
@@ -15,6 +17,7 @@ from pathlib import Path
 import pyspark
 
 STARTUP_TIMEOUT = 120
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 
 def free_port() -> int:
@@ -45,7 +48,11 @@ def connect_server(confs: dict[str, str], workdir: Path, master: str = "local[2]
     env.pop("SPARK_CONNECT_MODE_ENABLED", None)
     settings = {**confs, "spark.connect.grpc.binding.port": str(port),
                 "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
-    command = ["bash", f"{spark_home}/sbin/start-connect-server.sh", "--wait", "--master", master]
+    script = Path(spark_home) / "sbin" / "start-connect-server.sh"
+    if script.is_file():
+        command = ["bash", str(script), "--wait", "--master", master]
+    else:  # pyspark 3.5: spark-submit knows the class needs no application jar
+        command = [f"{spark_home}/bin/spark-submit", "--class", SERVER_CLASS, "--master", master]
     for key, value in settings.items():
         command += ["--conf", f"{key}={value}"]
     log_path = workdir / "connect-server.log"
