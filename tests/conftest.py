@@ -60,14 +60,23 @@ SPARK_LINES_SUBSET = (
 #: its group, besides the newest line, and 3.5 runs every case. The nested shapes and Spark's
 #: pruning switch over 4.0, 4.1 and 4.2, whose pruning half is the 4.x code 3.5 and 4.3 also run
 #: (the SchemaPruningSuite port shares out its cases itself, with the same group); the Delta and
-#: Iceberg shape batteries between the lines each product is tested on (its 4.x line and 3.5).
+#: Iceberg batteries between the lines each product is tested on (its 4.x line and 3.5): Delta's
+#: shapes, column-mapping and time-travel queries, every other one on 4.2; Iceberg's shapes, and
+#: its row-level and evolution tests over format versions 2 and 3, of which 4.1, Iceberg's
+#: variant line, runs version 3.
+_ICEBERG_V3_ON_41 = ("3.5", "4.1")
 SHARED_OUT = {
     "test_shape_reads_minimal_schema_and_same_rows": line_share.PRUNING,
     "test_correlated_outer_references_keep_rows": line_share.PRUNING,
     "test_widened_arrays_and_maps_keep_rows_in_generated_code": line_share.PRUNING,
     "test_spark_switch_off_reads_what_stock_reads": line_share.PRUNING,
     "test_shapes_on_deletion_vectors": PRODUCTS["delta"].lines,
+    "test_column_mapping": PRODUCTS["delta"].lines,
+    "test_time_travel_merge_partitions": PRODUCTS["delta"].lines,
     "test_shape_on_v2_table_reads_minimal_schema": PRODUCTS["iceberg"].lines,
+    **dict.fromkeys(("test_position_deletes", "test_merge_on_read_update_and_merge_write_what_stock_writes",
+                     "test_equality_deletes", "test_nested_schema_evolution", "test_partition_evolution"),
+                    _ICEBERG_V3_ON_41),
 }
 
 
@@ -110,6 +119,7 @@ def pytest_pycollect_makemodule(module_path, parent):
 def pytest_collection_modifyitems(config, items):
     line = jar.spark_line()
     positions: Counter[tuple[Path, str]] = Counter()
+    outer_values: dict[tuple[Path, str], list[str]] = {}
     if line == OLDEST_VARIANT_LINE:
         _each_value_of_the_variant_subset(items)
     for item in items:
@@ -120,8 +130,23 @@ def pytest_collection_modifyitems(config, items):
         if test in SHARED_OUT:
             position = positions[item.path, test]
             positions[item.path, test] += 1
+            position += _outer_turn(item, outer_values.setdefault((item.path, test), []))
             if not line_share.runs_here(position, SHARED_OUT[test], line):
                 item.add_marker(pytest.mark.another_line)
+
+
+def _outer_turn(item, seen: list[str]) -> int:
+    """For a case of a test with two or more parameters, the index of its first parameter's value
+    (the slowest to vary) among those seen: dealing each value's cases from a turn further on, a
+    line runs each value of the first parameter with different values of the others (a query
+    under column mapping by name, another by id), not the same ones under each."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or len(callspec.params) < 2:
+        return 0
+    value = repr(next(iter(callspec.params.values())))
+    if value not in seen:
+        seen.append(value)
+    return seen.index(value)
 
 
 def _each_value_of_the_variant_subset(items) -> None:
