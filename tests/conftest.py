@@ -1,8 +1,10 @@
 """One strict Spark session for the whole run (see ``tests.support.differential.strict_session``)."""
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -165,9 +167,37 @@ def _each_value_of_the_variant_subset(items) -> None:
                 case.add_marker(pytest.mark.another_line)
 
 
+#: The JIT setting of the JVMs a run starts besides its own (a cluster's master, workers and
+#: executors, Connect and catalog servers, the examples' and CLI tests' processes): they live
+#: seconds to a few minutes, too short to repay C2's compiling, so they compile with C1 only (the
+#: `local-cluster` check took 111 s with it, 177 s without). The run's own JVM, which lives the
+#: whole run, keeps both compilers (``_jvm_options_of_this_run``), unless the caller set C1 for
+#: every JVM itself, as ``.ci/run-lines`` does.
+C1_ONLY = "-XX:TieredStopAtLevel=1"
+_JVM_OPTIONS = "JDK_JAVA_OPTIONS"
+_callers_jvm_options = os.environ.get(_JVM_OPTIONS)
+if C1_ONLY not in (_callers_jvm_options or ""):
+    os.environ[_JVM_OPTIONS] = f"{_callers_jvm_options} {C1_ONLY}" if _callers_jvm_options else C1_ONLY
+
+
+@contextmanager
+def _jvm_options_of_this_run():
+    """The environment the run was started with, while this process launches its own JVM."""
+    children = os.environ.get(_JVM_OPTIONS)
+    if _callers_jvm_options is None:
+        os.environ.pop(_JVM_OPTIONS, None)
+    else:
+        os.environ[_JVM_OPTIONS] = _callers_jvm_options
+    try:
+        yield
+    finally:
+        os.environ[_JVM_OPTIONS] = children
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
-    session = strict_session("pyspark-ext-tests", str(tmp_path_factory.mktemp("warehouse")))
+    with _jvm_options_of_this_run():
+        session = strict_session("pyspark-ext-tests", str(tmp_path_factory.mktemp("warehouse")))
     yield session
     session.stop()
 
