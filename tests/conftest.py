@@ -170,9 +170,11 @@ def _each_value_of_the_variant_subset(items) -> None:
 #: The JIT setting of the JVMs a run starts besides its own (a cluster's master, workers and
 #: executors, Connect and catalog servers, the examples' and CLI tests' processes): they live
 #: seconds to a few minutes, too short to repay C2's compiling, so they compile with C1 only (the
-#: `local-cluster` check took 111 s with it, 177 s without). The run's own JVM, which lives the
-#: whole run, keeps both compilers (``_jvm_options_of_this_run``), unless the caller set C1 for
-#: every JVM itself, as ``.ci/run-lines`` does.
+#: `local-cluster` module alone, with C1 for all its JVMs, took 111 s against 177 s). The run's
+#: own JVM, the ``spark`` fixture's, which lives the whole run, keeps both compilers
+#: (``_jvm_options_of_this_run``), unless the caller set C1 for every JVM itself, as
+#: ``.ci/run-lines`` does; a table format's session (``tests/tables``, run in the lines' venvs)
+#: compiles with C1 as the line runs do.
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 _JVM_OPTIONS = "JDK_JAVA_OPTIONS"
 _callers_jvm_options = os.environ.get(_JVM_OPTIONS)
