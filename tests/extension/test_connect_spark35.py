@@ -23,6 +23,7 @@ from pyspark_ext.testing import maven
 from tests.support.deployments.connect_server import connect_server
 from tests.support.differential import ENABLED, confs
 from tests.support.nested_shapes import SHAPES
+from tests.support.rows import query_rows
 
 pytestmark = [
     pytest.mark.connect, pytest.mark.subprocess,
@@ -74,9 +75,9 @@ def test_the_server_loads_the_extension(remote):
 def test_nested_query_reads_the_minimal_schema_and_same_rows(remote, capsys, name):
     sql, minimal = SHAPES[name]
     with confs(remote, {ENABLED: "false"}):
-        stock_rows = sorted(repr(tuple(row)) for row in remote.sql(sql).collect())
+        stock_rows = query_rows(remote, sql)
         stock = read_schemas(remote.sql(sql), capsys)
-    rows = sorted(repr(tuple(row)) for row in remote.sql(sql).collect())
+    rows = query_rows(remote, sql)
     assert rows and rows == stock_rows
     assert read_schemas(remote.sql(sql), capsys) == minimal != stock
 
