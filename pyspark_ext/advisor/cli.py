@@ -1,5 +1,6 @@
 """``python -m pyspark_ext advise``: analyse a workload, recommend a shredding schema for one
-VARIANT column from a sample, print both (text or one JSON document), optionally shred the sample."""
+VARIANT column from a sample, print both (text or one JSON document), optionally write the sample as
+recommended (``--apply``)."""
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,9 @@ def add_parser(sub: Any) -> None:
     advise.add_argument("--max-leaves", type=int, default=32)
     advise.add_argument("--max-depth", type=int, default=4)
     advise.add_argument("--format", choices=["text", "json"], default="text")
-    advise.add_argument("--write", metavar="OUT", help="shred the sample into OUT (Parquet)")
+    advise.add_argument("--apply", "--write", dest="apply", metavar="OUT",
+                        help="write the sample into OUT (Parquet) as recommended: the shredding "
+                             "schema, bloom filters and sort or clustering (--write is the same)")
     advise.add_argument("--layout", choices=["draft", "spec"], default="draft")
 
 
@@ -69,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.write and not (args.sample and args.column):
-        raise AdviseError("--write needs --sample and --column")
+    if args.apply and not (args.sample and args.column):
+        raise AdviseError("--apply needs --sample and --column")
     if bool(args.sample) != bool(args.column):
         raise AdviseError("--sample and --column go together")
     if not Path(args.queries).exists():
@@ -126,9 +129,9 @@ def _recommend(args: argparse.Namespace, analysis: WorkloadAnalysis, doc: dict[s
     doc["bloom_filters"] = recommendation.bloom_filters
     doc["sort_by"] = recommendation.sort_by
     doc["cluster_by"] = recommendation.cluster_by
-    if args.write:
-        _write(sample, args.column, recommendation, args.layout, args.write)
-        doc["written"] = {"path": args.write, "layout": args.layout}
+    if args.apply:
+        _write(sample, args.column, recommendation, args.layout, args.apply)
+        doc["written"] = {"path": args.apply, "layout": args.layout}
     return recommendation
 
 
@@ -137,7 +140,7 @@ def _write(sample: Any, column: str, recommendation: Any, layout: str, out: str)
         raise AdviseError("nothing to shred: no variant path of the workload has scalar values in the sample")
     from ..loaded import require_extension
     from ..shredding import write_shredded
-    require_extension(sample.sparkSession, "advise --write")
+    require_extension(sample.sparkSession, "advise --apply")
     # draft: the column becomes its draft-layout struct; spec: the project's spec-layout writer
     # writes Parquet's metadata/value/typed_value with exactly this schema in every file. Bloom
     # filters and the sort or clustering are Parquet's and Spark's own (write_shredded).

@@ -1,8 +1,8 @@
 """The advisor's write choices for skipping (docs/variant-reads.md, "Skipping"): which filters of
 the workload are equality and range filters, which shredded leaves get bloom filters, which one
-files are sorted by or which two they are clustered by, and, end to end, that ``advise --write``
-writes files in which the workload's equality and range filters read fewer row groups than in the
-same sample shredded without them."""
+files are sorted by or which two they are clustered by, and, end to end, that ``advise --apply``
+writes files in which the workload's equality and range filters read fewer row groups and pages
+than in the same sample shredded without them."""
 from __future__ import annotations
 
 import io
@@ -143,7 +143,10 @@ def test_paths_through_arrays_get_neither():
     assert blooms == [] and sort_by == []
 
 
-ROWS, GROUP = 4000, 200
+ROWS, GROUP, PAGE = 4000, 200, 25
+# row groups of GROUP rows with pages of PAGE rows; page sizes are checked after every row
+WRITE = {"parquet.block.row.count.limit": str(GROUP), "parquet.page.row.count.limit": str(PAGE),
+         "parquet.page.size.row.check.min": "1", "parquet.page.size.check.estimate": "false"}
 
 
 @pytest.fixture(scope="module")
@@ -170,11 +173,11 @@ def workload_and_sample(spark, tmp_path_factory):
 
 def _advise(spark, base, sample, queries, out, layout):
     buffer = io.StringIO()
-    sizes = {"parquet.block.row.count.limit": str(GROUP), "parquet.bloom.filter.max.bytes": "4096"}
+    sizes = {**WRITE, "parquet.bloom.filter.max.bytes": "4096"}
     with confs(spark, sizes), redirect_stdout(buffer):
         code = main(["advise", "--queries", queries, "--table", "t=id BIGINT, v VARIANT",
                      "--sample", sample, "--column", "v", "--layout", layout, "--format", "json",
-                     "--write", out])
+                     "--apply", out])
     assert code == 0
     return json.loads(buffer.getvalue())
 
@@ -190,9 +193,9 @@ def test_advise_write_skips_row_groups_for_the_workloads_filters(spark, workload
     # the same sample and schema, written without the advisor's write choices
     plain = str(base / f"plain_{layout}")
     schema = doc["shredding_schema"] if layout == "draft" else doc["spec_shredding_schema"]
-    with confs(spark, {"parquet.block.row.count.limit": str(GROUP)}):
+    with confs(spark, WRITE):
         pyspark_ext.write_shredded(spark.read.parquet(sample), plain, {"v": schema}, layout)
-    read = {}
+    read, pages = {}, {}
     with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
         for kind, where in (("lookup", f"v:did::string = '{target}'"),
                             ("range", "v:ts::bigint BETWEEN 100 AND 150")):
@@ -208,11 +211,18 @@ def test_advise_write_skips_row_groups_for_the_workloads_filters(spark, workload
                 scans = pyspark_ext.explain_read_schema(df)
                 read[name, kind] = (sum(s["row_groups_read_metric"] for s in scans),
                                     sum(s["row_groups"] for s in scans))
+                pages[name, kind] = (sum(s["pages_read"] for s in scans),
+                                     sum(s["pages_skipped"] for s in scans))
     groups = ROWS // GROUP
     assert read["plain", "lookup"] == (groups, groups)
     assert read["plain", "range"] == (groups, groups)  # unsorted ts: every row group spans it
     assert read["advised", "lookup"] == (1, groups)
     assert read["advised", "range"][0] <= 2
+    # pages of the leaves read: sorted by ts, the page index skips pages inside the row groups read,
+    # and the advised files read a tenth of the pages the plain ones do, or fewer
+    assert pages["advised", "range"][1] > 0
+    assert pages["advised", "range"][0] * 10 <= pages["plain", "range"][0], pages
+    assert pages["advised", "lookup"][0] * 10 <= pages["plain", "lookup"][0], pages
 
 
 def test_advise_write_clusters_for_two_range_paths(spark, tmp_path):
@@ -231,7 +241,7 @@ def test_advise_write_clusters_for_two_range_paths(spark, tmp_path):
     assert doc["sort_by"] == []
     assert doc["cluster_by"] == ["try_variant_get(v, '$.a', 'bigint')", "try_variant_get(v, '$.b', 'bigint')"]
     plain = str(tmp_path / "plain")
-    with confs(spark, {"parquet.block.row.count.limit": str(GROUP)}):
+    with confs(spark, WRITE):
         pyspark_ext.write_shredded(spark.read.parquet(sample), plain, {"v": doc["spec_shredding_schema"]})
     for where in ("v:a::bigint BETWEEN 1000 AND 1499", "v:b::bigint < 500"):
         query = "SELECT id FROM {t} WHERE " + where

@@ -91,7 +91,7 @@ NOT_LOADED = "the pyspark-ext extension is not loaded in this session"
 
 @pytest.mark.subprocess
 @pytest.mark.parametrize("entry,name", [("explain", "explain_read_schema"), ("shred", "shred"),
-                                        ("verify", "verify"), ("advise_write", "advise --write")])
+                                        ("verify", "verify"), ("advise_write", "advise --apply")])
 def test_entry_points_say_the_extension_is_not_loaded(outcomes, entry, name):
     message = outcomes[entry]
     assert message.startswith(f"ExtensionNotLoadedError: {name}: {NOT_LOADED}"), message
