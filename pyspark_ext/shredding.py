@@ -123,7 +123,9 @@ def write_shredded(df: DataFrame, path: str, shredding: dict[str, str], layout: 
         df = df.sortWithinPartitions(zorder_column(df, cluster_by, "write_shredded"))
     for column, schema in shredding.items():
         df = shred(df, column, schema, layout)
-    df.write.mode(mode).options(**extra).parquet(path)
+    # Spark Connect's Python writer knows the error mode only as "error", classic Spark as both
+    df.write.mode("error" if mode.lower() in ("errorifexists", "default") else mode) \
+        .options(**extra).parquet(path)
 
 
 def _schema_type(df: DataFrame, schema: str) -> StructType:

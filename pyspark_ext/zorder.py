@@ -26,7 +26,6 @@ the same rows are written, and what each file holds is unchanged.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import reduce
 from types import ModuleType
 
 from pyspark.errors import AnalysisException
@@ -72,7 +71,16 @@ def zorder_column(df: DataFrame, exprs: Sequence[str], caller: str = "zorder_col
     # bit i of expression j -> bit i * n + j: rows close in every expression get close values
     terms = [F.shiftleft(F.shiftright(q, i).bitwiseAND(one), i * n + j)
              for i in range(bits) for j, q in enumerate(scaled)]
-    return reduce(lambda a, b: a.bitwiseOR(b), terms)
+    return _or_all(terms)
+
+
+def _or_all(terms: list[Column]) -> Column:
+    """The bitwise OR of ``terms`` as a balanced tree: a chain of 40 ORs nests deeper than Spark
+    Connect's protobuf messages may (``Exceeded upb_DecodeOptions_MaxDepth``)."""
+    while len(terms) > 1:
+        pairs = [terms[i].bitwiseOR(terms[i + 1]) for i in range(0, len(terms) - 1, 2)]
+        terms = pairs + terms[len(pairs) * 2:]
+    return terms[0]
 
 
 def _type_of(df: DataFrame, F: ModuleType, expr: str, caller: str) -> DataType:

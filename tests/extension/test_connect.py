@@ -182,6 +182,30 @@ def test_spec_layout_writer_over_connect(remote, tables):
     assert _rows(remote, same) == _rows(remote, same, enabled=False) == [f"({checks.ROWS},)"]
 
 
+def test_write_shredded_clusters_and_writes_bloom_filters_over_connect(remote, classic, tables):
+    # cluster_by's bounds job and sort, and the bloom filter options, from a Connect client: the
+    # rows come out in the z-order (both expressions fall as rid grows, so descending rid), and
+    # the name leaf has a bloom filter in every row group
+    out = str(tables / "spec_clustered")
+    pyspark_ext.write_shredded(remote.table("source"), out, {"v": checks.SPEC_SCHEMA},
+                               cluster_by=["-rid", "-v:score::double"], bloom_filters={"v": ["name"]},
+                               **{"parquet.block.row.count.limit": str(checks.GROUP)})
+    files = sorted(Path(out).glob("*.parquet"))
+    assert files
+    for f in files:
+        rids = pq.read_table(f, columns=["rid"]).column("rid").to_pylist()
+        assert rids == sorted(rids, reverse=True), f
+        footer = pq.ParquetFile(f).metadata
+        for g in range(footer.num_row_groups):
+            group = footer.row_group(g)
+            leaf = next(group.column(i) for i in range(group.num_columns)
+                        if group.column(i).path_in_schema == "v.typed_value.name.typed_value")
+            assert leaf.bloom_filter_offset is not None and leaf.bloom_filter_offset > 0, (f, g)
+    written = classic.read.schema("rid BIGINT, v VARIANT").parquet(out)
+    assert sorted((r.rid, r.j) for r in written.selectExpr("rid", "to_json(v) AS j").collect()) == \
+        sorted((r.rid, r.j) for r in classic.table("source").selectExpr("rid", "to_json(v) AS j").collect())
+
+
 def test_a_query_that_does_not_analyse_fails_with_spark_error(remote, tables):
     with pytest.raises(Exception, match="nope"):
         pyspark_ext.explain_read_schema(remote.sql("SELECT nope FROM events"))
