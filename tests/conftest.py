@@ -42,7 +42,7 @@ PRUNING_SUBSET = frozenset({
 })
 VARIANT_SUBSET = frozenset({
     "test_spec_variant.py", "test_draft_variant.py", "test_variant_skipping.py",
-    "test_bloom_skipping.py", "test_page_skipping.py", "test_spec_writer.py",
+    "test_bloom_skipping.py", "test_page_skipping.py", "test_spec_writer.py", "test_cluster_by.py",
 })
 VARIANT_EDGES = frozenset({
     "test_conflicting_files.py", "test_file_tolerance.py", "test_nested_variant.py",
