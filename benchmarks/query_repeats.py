@@ -16,6 +16,7 @@ import random
 import statistics
 import time
 from pathlib import Path
+from typing import Callable
 
 import pyspark
 
@@ -35,6 +36,26 @@ def interval(stock: list[float], ext: list[float], draws: int = 2000) -> tuple[f
     ratios = sorted(statistics.median(rnd.choices(ext, k=len(ext)))
                     / statistics.median(rnd.choices(stock, k=len(stock))) for _ in range(draws))
     return ratios[int(0.05 * draws)], ratios[int(0.95 * draws) - 1]
+
+
+def alternate(run: Callable[[str], tuple[float, list]], modes: tuple[str, str], repeat: int,
+              name: str) -> dict[str, list[float]]:
+    """Seconds of ``repeat`` runs per mode of ``run(mode)`` (which returns its seconds and
+    canonical rows), after two warm-up runs of each, alternating which mode goes first; every run
+    must return the first run's rows."""
+    first, second = modes
+    _, reference = run(first)
+    for _ in range(2):
+        run(first)
+        run(second)
+    seconds: dict[str, list[float]] = {m: [] for m in modes}
+    for i in range(repeat):
+        for mode in (modes if i % 2 == 0 else (second, first)):
+            elapsed, rows = run(mode)
+            if not same_rows(rows, reference):
+                raise ResultMismatch(f"{name}: {mode} returns other rows")
+            seconds[mode].append(elapsed)
+    return seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,17 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| query | stock ms | extension ms | ratio | 90% interval |\n|---|---|---|---|---|", flush=True)
     for name in args.queries.split(","):
         sql = NESTED_QUERIES[name]
-        _, reference = one(sql, "stock")
-        for _ in range(2):  # warm-up, both modes
-            one(sql, "stock")
-            one(sql, "extension")
-        seconds: dict[str, list[float]] = {m: [] for m in MODES}
-        for i in range(args.repeat):
-            for mode in (("stock", "extension") if i % 2 == 0 else ("extension", "stock")):
-                elapsed, rows = one(sql, mode)
-                if not same_rows(rows, reference):
-                    raise ResultMismatch(f"{name}: {mode} returns other rows")
-                seconds[mode].append(elapsed)
+        seconds = alternate(lambda mode: one(sql, mode), ("stock", "extension"), args.repeat, name)
         stock, ext = statistics.median(seconds["stock"]), statistics.median(seconds["extension"])
         low, high = interval(seconds["stock"], seconds["extension"])
         results.append({"query": name, "stock_s": stock, "extension_s": ext, "ratio": ext / stock,
