@@ -2,6 +2,7 @@ package pysparkext.variant.rules
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LeafNode, LogicalPlan}
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.pysparkext.SparkInternals.{IfOf, StructFieldOf}
 import org.apache.spark.sql.types._
 
@@ -30,7 +31,9 @@ import pysparkext.variant.expressions.ShreddedVariantGet
  * integer column read as a wider integer with literals that fit the column (so no cast can change
  * which rows match), for `=`, `<=>`, `<`, `<=`, `>`, `>=`, `IN`, `IS NULL`,
  * `IS NOT NULL`, `startswith` and AND/OR of those. A negation is never pushed. The original
- * filter still runs on the rows read.
+ * filter still runs on the rows read. Each added predicate carries the tag [[Added]]: being
+ * implied by the filter, it is needed only where Parquet skips by it, and
+ * [[pysparkext.exec.SkipPredicatesOnlyInScans]] leaves it out of the row filter above the scan.
  *
  * {{{
  *   Before: Filter shredded_variant_get(s.object.id.typed_value, s.object.id.untyped_value,
@@ -43,10 +46,17 @@ import pysparkext.variant.expressions.ShreddedVariantGet
 object ShreddedSkipPredicates extends GuardedRule {
   override protected def featureConf = ExtConf.VariantSkipping
 
+  /** Marks a predicate this rule added; Spark's transformations copy it to the rewritten node. */
+  val Added: TreeNodeTag[Unit] = TreeNodeTag[Unit]("pysparkext.shreddedSkipPredicate")
+
+  /** Whether `e` is a predicate this rule added next to a filter that implies it. */
+  def isAdded(e: Expression): Boolean = e.getTagValue(Added).isDefined
+
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = plan.transformUp {
     case f @ Filter(cond, child) if scanBelow(child) && cond.exists(_.isInstanceOf[ShreddedVariantGet]) =>
       val existing = splitConjuncts(cond)
       val added = existing.flatMap(skip).filterNot(s => existing.exists(_.semanticEquals(s)))
+      added.foreach(_.setTagValue(Added, ()))
       if (added.isEmpty) f else Filter((existing ++ added).reduce(And), child)
   }
 

@@ -19,7 +19,7 @@ import org.apache.spark.sql.pysparkext.SparkInternalsProbe.Internal
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.ExtConf
-import pysparkext.exec.PathReadsBeforeAggregates
+import pysparkext.exec.{PathReadsBeforeAggregates, SkipPredicatesOnlyInScans}
 import pysparkext.parquet.{RawTypedLeaves, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.codec.RawTypedValue
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, SpecLayout}
@@ -55,7 +55,7 @@ object VariantHalfShim {
   }
 
   /** The physical variant rewrites that run before nested leaves become columns. */
-  val beforeLeavesAsColumns: Seq[Rule[SparkPlan]] = Seq(PathReadsBeforeAggregates)
+  val beforeLeavesAsColumns: Seq[Rule[SparkPlan]] = Seq(SkipPredicatesOnlyInScans, PathReadsBeforeAggregates)
 
   /** Whether `f` is a column the variant half marked as a shredded variant's struct. */
   def isMarked(f: StructField): Boolean = LayoutMarks.isMarked(f)
