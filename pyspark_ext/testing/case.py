@@ -17,12 +17,15 @@ class Snapshot:
 class CatalogTable(str):
     """A table's name in a catalog (``cat.db.t``) where ``paths`` maps a logical table to a
     catalog table instead of a Parquet directory (``fuzz_iceberg``), with the snapshots its
-    history made, oldest first (what a query may read by time travel)."""
+    history made, oldest first, and the names of its branches and tags other than ``main`` (what
+    a query may read by time travel)."""
     snapshots: tuple[Snapshot, ...]
+    refs: tuple[str, ...]
 
-    def __new__(cls, name: str, snapshots: tuple[Snapshot, ...] = ()) -> CatalogTable:
+    def __new__(cls, name: str, snapshots: tuple[Snapshot, ...] = (), refs: tuple[str, ...] = ()) -> CatalogTable:
         table = super().__new__(cls, name)
         table.snapshots = tuple(snapshots)
+        table.refs = tuple(refs)
         return table
 
 

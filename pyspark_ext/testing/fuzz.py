@@ -75,7 +75,8 @@ def draw(seed: int, number: int, kind: str, table_format: str = "parquet",
         # every logical table is then an Iceberg table stock Spark reads (there is no draft
         # layout): each query is judged against stock Spark on its own table
         case.reference = None
-        fuzz_iceberg.travel(rnd, case, getattr((tables or {}).get(case.table), "snapshots", ()))
+        table = (tables or {}).get(case.table)
+        fuzz_iceberg.travel(rnd, case, getattr(table, "snapshots", ()), getattr(table, "refs", ()))
     return case
 
 

@@ -12,7 +12,8 @@ so that queries read tables with delete files, evolved schemas and rewritten fil
   insert) over the second insert's rows (its files rewritten, the first's keep the equality
   delete); merge-on-read ``DELETE`` and ``UPDATE`` (position deletes, rows written under the new
   name); ``user.geo.city`` renamed back, so files hold the field under two names and only
-  Iceberg's field ids tell them apart.
+  Iceberg's field ids tell them apart. A tag ``first_insert`` marks the first insert; a branch
+  ``side``, made before the rename back, has a merge-on-read ``DELETE`` of its own.
 - ``variant_truth`` (v3, unshredded): merge-on-read ``DELETE`` and ``UPDATE`` (deletion vectors).
 - ``variant_spec`` (v3): one insert per part, each file shredded by Iceberg's writer from its own
   rows, one part unshredded; an equality delete on the top-level ``grp``; merge-on-read
@@ -20,7 +21,8 @@ so that queries read tables with delete files, evolved schemas and rewritten fil
 - ``variant_draft``: Iceberg has no draft layout, so the name stands for a third v3 table whose
   history leaves no delete file and no column change (copy-on-write ``DELETE``, ``UPDATE`` and
   ``MERGE``; partition evolution from ``bucket(2, id)`` to ``bucket(3, id)``): the table the
-  extension reads itself, by its shredded leaves (docs/table-formats.md).
+  extension reads itself, by its shredded leaves (docs/table-formats.md). A tag ``inserted``
+  marks the inserts; a branch ``side`` has a copy-on-write ``DELETE`` of its own.
 
 Every query is judged against stock Spark + Iceberg on the same table. No top-level column is
 renamed (stock Spark 4.1 + Iceberg 1.12 then fail to read the table), and no equality delete is on
@@ -30,7 +32,9 @@ About one query in three (``TRAVEL``) reads older snapshots by time travel (``tr
 ``VERSION AS OF <snapshot id>`` or ``TIMESTAMP AS OF '<commit time>'`` (or their
 ``FOR SYSTEM_VERSION`` / ``FOR SYSTEM_TIME`` spellings), the snapshot drawn among those each
 table's history made, recorded from ``<table>.snapshots`` as the table was written
-(``CatalogTable.snapshots``), so drawing runs no query. A snapshot is read with the schema it was
+(``CatalogTable.snapshots``, a branch's own commits among them), so drawing runs no query; or,
+on a table with branches and tags (``CatalogTable.refs``, from ``<table>.refs``), about one in
+four of those by name (``VERSION AS OF 'side'``). A snapshot is read with the schema it was
 written under: ``nested``'s snapshots before the column changes lack ``user.geo.zip`` and
 ``page.views.element.dwell`` and read the first ``payload.f0015`` (the re-added one is another
 field), and those after them name ``user.geo.city`` ``town`` (the rename back made no snapshot),
@@ -139,13 +143,18 @@ def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, s
             tables["variant_truth"] = _variant_truth(spark, events)
             tables["variant_spec"] = _variant_spec(spark, events)
             tables["variant_draft"] = _variant_draft(spark, events, max(rows // 3, 50))
-    return {name: CatalogTable(table, snapshots(spark, table)) for name, table in tables.items()}
+    return {name: CatalogTable(table, snapshots(spark, table), refs(spark, table)) for name, table in tables.items()}
 
 
 def snapshots(spark: SparkSession, table: str) -> tuple[Snapshot, ...]:
     """The table's snapshots, oldest first, with their commit times as UTC literals."""
     rows = spark.sql(f"SELECT snapshot_id, unix_millis(committed_at) FROM {table}.snapshots").collect()
     return tuple(Snapshot(int(sid), _utc(ms)) for sid, ms in sorted(rows, key=lambda r: r[1]))
+
+
+def refs(spark: SparkSession, table: str) -> tuple[str, ...]:
+    """The names of the table's branches and tags other than ``main``, sorted."""
+    return tuple(sorted(r[0] for r in spark.sql(f"SELECT name FROM {table}.refs WHERE name != 'main'").collect()))
 
 
 def _utc(millis: int) -> str:
@@ -157,12 +166,14 @@ def _utc(millis: int) -> str:
 
 #: The share of drawn queries that read older snapshots.
 TRAVEL = 1 / 3
+#: The share of those that name a branch or tag, where the table has some.
+BY_REF = 1 / 4
 #: Spark's spellings of time travel by snapshot id and by timestamp.
 BY_VERSION = ("VERSION", "FOR SYSTEM_VERSION")
 BY_TIME = ("TIMESTAMP", "FOR SYSTEM_TIME")
 
 
-def travel(rnd: random.Random, case: Case, history: Sequence[Snapshot]) -> None:
+def travel(rnd: random.Random, case: Case, history: Sequence[Snapshot], names: Sequence[str] = ()) -> None:
     """With chance ``TRAVEL``, make ``case`` read its table at snapshots of ``history`` (the
     module's docstring says how); its ``notes["travel"]`` then says whether its references read
     one snapshot (``together``) or each its own (``apart``). The draws are made whether or not
@@ -172,16 +183,19 @@ def travel(rnd: random.Random, case: Case, history: Sequence[Snapshot]) -> None:
     refs = [t for t in case.ast.find_all(exp.Table) if t.name == case.table and not t.args.get("db")]
     if not (go and history and refs):
         return
-    shared = _clause(rnd, history)
+    shared = _clause(rnd, history, names)
     for number, ref in enumerate(refs):
         if number == 0 or together:
             ref.set("version", shared.copy())
         elif (own := rnd.choice([*history, None])) is not None:
-            ref.set("version", _clause(rnd, [own]))
+            ref.set("version", _clause(rnd, [own], names))
     case.notes["travel"] = "together" if together or len(refs) == 1 else "apart"
 
 
-def _clause(rnd: random.Random, history: Sequence[Snapshot]) -> exp.Version:
+def _clause(rnd: random.Random, history: Sequence[Snapshot], names: Sequence[str] = ()) -> exp.Version:
+    # only a table with branches or tags draws once more, so the draws over other tables stay
+    if names and rnd.random() < BY_REF:
+        return exp.Version(this="VERSION", kind="AS OF", expression=exp.Literal.string(rnd.choice(names)))
     snapshot = rnd.choice(history)
     if rnd.random() < 0.5:
         return exp.Version(this=rnd.choice(BY_VERSION), kind="AS OF", expression=exp.Literal.number(snapshot.id))
@@ -194,6 +208,7 @@ def _nested(spark: SparkSession, source: str, rows: int) -> str:
     sql = spark.sql
     sql(f"CREATE TABLE {t} USING iceberg TBLPROPERTIES ('format-version'='2', {COPY_ON_WRITE}) "
         f"AS SELECT *, CAST(id % 7 AS INT) AS grp FROM parquet.`{source}` WHERE id < {cut}")
+    sql(f"ALTER TABLE {t} CREATE TAG first_insert")
     sql(f"INSERT INTO {t} SELECT *, CAST(id % 7 AS INT) FROM parquet.`{source}` WHERE id >= {cut}")
     # while the table is unpartitioned, so the delete is global
     equality_delete(spark, t, "grp", [3])
@@ -213,6 +228,9 @@ def _nested(spark: SparkSession, source: str, rows: int) -> str:
     sql(f"DELETE FROM {t} WHERE id % 11 = 3")
     sql(f"UPDATE {t} SET user.geo.zip = concat('z', id), user.geo.town = concat(user.geo.town, '+'), "
         "payload.f0015 = (id % 3 = 0) WHERE id % 5 = 2")
+    # a branch with a commit of its own, under the name town
+    sql(f"ALTER TABLE {t} CREATE BRANCH side")
+    sql(f"DELETE FROM {t}.branch_side WHERE id % 19 = 1")
     sql(f"ALTER TABLE {t} RENAME COLUMN user.geo.town TO city")
     return t
 
@@ -250,6 +268,7 @@ def _variant_draft(spark: SparkSession, events: str, rows: int) -> str:
               f"TBLPROPERTIES ('format-version'='3', {SHREDDED}, {COPY_ON_WRITE})")
     for part in range(3):
         spark.sql(f"INSERT INTO {t} SELECT id, v FROM parquet.`{events}` WHERE id % 3 = {part} ORDER BY id")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG inserted")
     spark.sql(f"DELETE FROM {t} WHERE id % 11 = 3")
     spark.sql(f"ALTER TABLE {t} REPLACE PARTITION FIELD bucket(2, id) WITH bucket(3, id)")
     spark.sql(f"UPDATE {t} SET v = {UPDATED} WHERE id % 9 = 4")
@@ -258,6 +277,8 @@ def _variant_draft(spark: SparkSession, events: str, rows: int) -> str:
               "WHEN MATCHED AND t.id % 2 = 0 THEN DELETE "
               "WHEN MATCHED THEN UPDATE SET v = variant_get(s.v, '$.user') "
               "WHEN NOT MATCHED THEN INSERT *")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH side")
+    spark.sql(f"DELETE FROM {t}.branch_side WHERE id % 19 = 1")
     return t
 
 

@@ -124,6 +124,21 @@ def test_iceberg_draws_travel_to_recorded_snapshots_reproducibly() -> None:
         assert case.sql() == fuzz.draw(5, number, "all", "iceberg").sql()
 
 
+def test_iceberg_draws_read_branches_and_tags_by_name() -> None:
+    """Over tables with branches and tags, some travelling queries name one (``VERSION AS OF
+    'side'``), the rest read snapshots as before."""
+    history = (Snapshot(101, "2026-01-01 00:00:00.001Z"), Snapshot(202, "2026-01-01 00:00:01.002Z"))
+    tables = {t: CatalogTable(f"cat.db.{t}", history, ("first_insert", "side"))
+              for t in ("nested", "variant_truth", "variant_draft", "variant_spec")}
+    cases = [fuzz.draw(5, i, "all", "iceberg", tables) for i in range(300)]
+    text = "\n".join(c.sql(tables) for c in cases if "travel" in c.notes)
+    for clause in ("VERSION AS OF 'side'", "VERSION AS OF 'first_insert'", "VERSION AS OF 101",
+                   "TIMESTAMP AS OF '2026-01-01 00:00:00.001Z'"):
+        assert clause in text
+    by_name = text.count("AS OF '")
+    assert 0 < text.count("VERSION AS OF 'side'") + text.count("VERSION AS OF 'first_insert'") < by_name
+
+
 def test_a_top_level_order_ends_in_a_unique_key() -> None:
     import random
     rnd = random.Random(5)

@@ -37,6 +37,7 @@ def test_tables_have_deletes_and_evolution(spark, tables):
     assert spark.sql(f"SELECT count(*) FROM {nested} WHERE user.geo.city LIKE '%+'").first()[0] > 0
     assert spark.sql(f"SELECT count(payload.f0015) FROM {nested} WHERE id < 200").first()[0] > 0
     _history_has_older_schemas(spark, nested)
+    _branch_has_its_own_commit(spark, nested, ("first_insert", "side"))
     if not jar.carries_variant():
         return
     assert _delete_contents(spark, tables["variant_truth"]) == {1}
@@ -48,6 +49,25 @@ def test_tables_have_deletes_and_evolution(spark, tables):
     assert report and all(s["format"] != "SparkBatchQueryScan" and not s.get("left_to_format_reader")
                           for s in report), report
     assert ":variant" not in "".join(s["read_schema"] for s in report), report
+    _branch_has_its_own_commit(spark, draft, ("inserted", "side"))
+    # the branch too is read by the extension itself, with stock's rows
+    query = f"SELECT id, v:kind::string AS kind FROM {draft} VERSION AS OF 'side' WHERE id % 19 < 3"
+    report = pyspark_ext.explain_read_schema(spark.sql(query))
+    assert report and not any(s.get("left_to_format_reader") for s in report), report
+    with_ext = sorted(spark.sql(query).collect())
+    spark.conf.set("spark.pyspark_ext.enabled", "false")
+    try:
+        assert with_ext == sorted(spark.sql(query).collect())
+    finally:
+        spark.conf.unset("spark.pyspark_ext.enabled")
+
+
+def _branch_has_its_own_commit(spark, table, names) -> None:
+    """The recorded branches and tags, and the branch's delete of every id % 19 = 1, which main keeps."""
+    assert table.refs == names
+    count = "SELECT count(*) FROM {t} {clause} WHERE id % 19 = 1"
+    assert spark.sql(count.format(t=table, clause="VERSION AS OF 'side'")).first()[0] == 0
+    assert spark.sql(count.format(t=table, clause="")).first()[0] > 0
 
 
 def _history_has_older_schemas(spark, nested) -> None:
@@ -84,3 +104,5 @@ def test_random_queries_agree_with_stock_iceberg(spark, tables):
     travelled = [c.sql(tables) for c in travelled if "travel" in c.notes]
     assert summary.travelled == len(travelled) > 0, summary.lines()
     assert all(" AS OF " in sql for sql in travelled), travelled
+    # and some of those name a branch or tag
+    assert any(f"AS OF '{name}'" in sql for sql in travelled for name in ("side", "first_insert", "inserted"))
