@@ -174,8 +174,10 @@ def _each_value_of_the_variant_subset(items) -> None:
 #: own JVM, the ``spark`` fixture's, which lives the whole run, keeps both compilers
 #: (``_jvm_options_of_this_run``), unless the caller set C1 for every JVM itself, as
 #: ``.ci/run-lines`` does; a table format's session (``tests/tables``, run in the lines' venvs)
-#: compiles with C1 as the line runs do.
-C1_ONLY = "-XX:TieredStopAtLevel=1"
+#: compiles with C1 as the line runs do. C1 alone would also shrink the code cache to 48 MB, as
+#: for a client VM, which Spark 3.5 with Iceberg outgrew ("Out of space in CodeCache for
+#: adapters", then a dead JVM): it keeps the size both compilers have.
+C1_ONLY = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 _JVM_OPTIONS = "JDK_JAVA_OPTIONS"
 _callers_jvm_options = os.environ.get(_JVM_OPTIONS)
 if C1_ONLY not in (_callers_jvm_options or ""):
