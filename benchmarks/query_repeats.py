@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Callable
 
 import pyspark
+from pyspark.sql import SparkSession
 
 from benchmarks import datasets
 from benchmarks.alternating import ResultMismatch, canonical_rows, same_rows
 from benchmarks.nested_queries import NESTED_QUERIES
 from benchmarks.suites import session
+from pyspark_ext.settings import ENABLED
 
 OUT = Path(__file__).resolve().parent / "out" / "query_repeats"
 ROWS, PAYLOAD_WIDTH = 100_000, 1000  # the quick suite's nested data
@@ -36,6 +38,17 @@ def interval(stock: list[float], ext: list[float], draws: int = 2000) -> tuple[f
     ratios = sorted(statistics.median(rnd.choices(ext, k=len(ext)))
                     / statistics.median(rnd.choices(stock, k=len(stock))) for _ in range(draws))
     return ratios[int(0.05 * draws)], ratios[int(0.95 * draws) - 1]
+
+
+def timed_collect(spark: SparkSession, sql: str, settings: dict[str, str]) -> tuple[float, list]:
+    """``sql``'s collect under ``settings`` (set on the session first): its seconds (planning and
+    running, not parsing) and its canonical rows."""
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    df = spark.sql(sql)
+    start = time.perf_counter()
+    rows = df.collect()
+    return time.perf_counter() - start, canonical_rows(rows)
 
 
 def alternate(run: Callable[[str], tuple[float, list]], modes: tuple[str, str], repeat: int,
@@ -67,18 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     spark.read.parquet(datasets.nested_events(spark, ROWS, payload_width=PAYLOAD_WIDTH)) \
         .createOrReplaceTempView("events")
 
-    def one(sql: str, mode: str) -> tuple[float, list]:
-        spark.conf.set("spark.pyspark_ext.enabled", MODES[mode])
-        df = spark.sql(sql)
-        start = time.perf_counter()
-        rows = df.collect()
-        return time.perf_counter() - start, canonical_rows(rows)
-
     results = []
     print("| query | stock ms | extension ms | ratio | 90% interval |\n|---|---|---|---|---|", flush=True)
     for name in args.queries.split(","):
         sql = NESTED_QUERIES[name]
-        seconds = alternate(lambda mode: one(sql, mode), ("stock", "extension"), args.repeat, name)
+        seconds = alternate(lambda mode: timed_collect(spark, sql, {ENABLED: MODES[mode]}),
+                            ("stock", "extension"), args.repeat, name)
         stock, ext = statistics.median(seconds["stock"]), statistics.median(seconds["extension"])
         low, high = interval(seconds["stock"], seconds["extension"])
         results.append({"query": name, "stock_s": stock, "extension_s": ext, "ratio": ext / stock,

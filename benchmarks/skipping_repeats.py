@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +27,14 @@ import pyspark
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext.settings import VARIANT_SKIPPING
 
-from .alternating import canonical_rows
-from .query_repeats import alternate, interval
+from .query_repeats import alternate, interval, timed_collect
 from .skipping import SCHEMA, queries, source
 from .suites import session
 
 OUT = Path(__file__).resolve().parent / "out" / "skipping_repeats"
-SKIPPING = "spark.pyspark_ext.variant.skipping.enabled"
+SKIPPING = VARIANT_SKIPPING
 FORMS = {"plain": {}, "bare": {"parquet.column.statistics.enabled": "false"}}
 MODES = {"off": "false", "on": "true"}
 
@@ -43,13 +42,6 @@ MODES = {"off": "false", "on": "true"}
 def run_repeats(spark: SparkSession, rows: int, repeat: int, out: Path) -> dict[str, Any]:
     """Writes both forms under ``out`` and times each query on each; returns the results."""
     events = spark.read.schema("v VARIANT").parquet(source(spark, rows))
-
-    def one(sql: str, mode: str) -> tuple[float, list]:
-        spark.conf.set(SKIPPING, MODES[mode])
-        df = spark.sql(sql)
-        start = time.perf_counter()
-        got = df.collect()
-        return time.perf_counter() - start, canonical_rows(got)
 
     results = []
     print("| query | form | skipping off ms | on ms | on / off | 90% interval |\n|---|---|---|---|---|---|",
@@ -61,7 +53,8 @@ def run_repeats(spark: SparkSession, rows: int, repeat: int, out: Path) -> dict[
                                        **options)
             for name, template in queries(rows).items():
                 sql = template.format(t=f"parquet.`{path}`")
-                seconds = alternate(lambda mode: one(sql, mode), ("off", "on"), repeat, f"{name}/{form}")
+                seconds = alternate(lambda mode: timed_collect(spark, sql, {SKIPPING: MODES[mode]}), ("off", "on"),
+                                    repeat, f"{name}/{form}")
                 off, on = statistics.median(seconds["off"]), statistics.median(seconds["on"])
                 low, high = interval(seconds["off"], seconds["on"])
                 results.append({"query": name, "form": form, "off_s": off, "on_s": on, "ratio": on / off,

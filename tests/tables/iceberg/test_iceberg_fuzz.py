@@ -11,6 +11,7 @@ import pytest
 import pyspark_ext
 from pyspark_ext import jar
 from pyspark_ext.testing import fuzz, fuzz_iceberg
+from tests.support.differential import ENABLED, confs
 
 QUERIES = 20
 SEED = 43
@@ -55,11 +56,8 @@ def test_tables_have_deletes_and_evolution(spark, tables):
     report = pyspark_ext.explain_read_schema(spark.sql(query))
     assert report and not any(s.get("left_to_format_reader") for s in report), report
     with_ext = sorted(spark.sql(query).collect())
-    spark.conf.set("spark.pyspark_ext.enabled", "false")
-    try:
+    with confs(spark, {ENABLED: "false"}):
         assert with_ext == sorted(spark.sql(query).collect())
-    finally:
-        spark.conf.unset("spark.pyspark_ext.enabled")
 
 
 def _branch_has_its_own_commit(spark, table, names) -> None:
