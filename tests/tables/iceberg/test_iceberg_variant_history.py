@@ -12,7 +12,7 @@ import pytest
 
 from pyspark_ext.testing.fuzz_iceberg import equality_delete
 from tests.tables.iceberg.test_iceberg_variant_reads import (OBJECT, OTHER, QUERIES, _by_extension, _create,
-                                                             _insert, _warnings, compare)
+                                                             _insert, _warnings, compare, mixed_readers)
 
 #: a path read whose read schema shows whether the shredded leaves were read
 PATH_READ = "SELECT id, v:b::string, v:c.d::double FROM {t} WHERE v:b::string >= 's000100'"
@@ -96,10 +96,11 @@ def test_explain_says_why_a_switched_off_or_unshredded_relation_stays_with_icebe
     assert _left_to_iceberg(spark, "SELECT 1 AS x") == []
 
 
-def test_top_level_equality_deletes_stay_with_iceberg(spark):
+def test_top_level_equality_deletes_leave_their_files_to_iceberg(spark):
     """Equality deletes on a top-level column apply to the files written before them: those files
-    stay with Iceberg's reader (so the whole relation does), the snapshot before the deletes is
-    read by the extension."""
+    go to Iceberg's reader, and the files written after the deletes are read by the extension, by
+    their shredded leaves, in the same query; the snapshot before the deletes is read by the
+    extension alone."""
     t = "ice.db.vr_eqdel"
     spark.sql(f"CREATE OR REPLACE TABLE {t} (id BIGINT, e INT, v VARIANT, s STRUCT<n: BIGINT, w: VARIANT>) "
               "USING iceberg TBLPROPERTIES ('format-version'='3', 'write.parquet.shred-variants'='true', "
@@ -112,13 +113,33 @@ def test_top_level_equality_deletes_stay_with_iceberg(spark):
     spark.sql(insert.format(lo=300, hi=500))  # written after the deletes: they do not apply to it
     assert spark.sql(f"SELECT count(*) FROM {t} WHERE e IN (0, 3)").first()[0] == sum(
         1 for i in range(300, 500) if i % 7 in (0, 3))
-    for query in QUERIES[1:3]:
+    files = spark.sql(f"SELECT count(*) FROM {t}.files WHERE content = 0").first()[0]
+    deleted = spark.sql(f"SELECT count(*) FROM {t}.files VERSION AS OF {before} WHERE content = 0").first()[0]
+    for query in QUERIES[1:3] + [PATH_READ]:
         stock, ext = compare(spark, query.format(t=t))
-        assert not _by_extension(ext), ext.read_schemas
-    (reason,) = _left_to_iceberg(spark, PATH_READ.format(t=t))
-    assert re.search(r"because \d+ of its \d+ data files have delete files", reason), reason
+        assert mixed_readers(ext), ext.read_schemas
+    reasons = [r for r in _left_to_iceberg(spark, PATH_READ.format(t=t)) if r]
+    assert len(reasons) == 1 and reasons[0].startswith(
+        f"Iceberg's reader reads {deleted} of the {files} data files of Iceberg table {t}, because they "
+        "have delete files (rows Iceberg's reader drops): its data file "), reasons
+    assert any(w.startswith(f"pyspark-ext reads the data files of Iceberg table {t} that have delete files")
+               for w in _warnings(spark, t))
     _, old = compare(spark, PATH_READ.format(t=f"{t} VERSION AS OF {before}"))
     assert _by_extension(old), old.read_schemas
+    # Iceberg's reader of a set of files reads with the current schema: a column added since
+    # changes no column the snapshot reads, a renamed field does, and a snapshot that needs
+    # Iceberg's reader for some files is then read by it whole
+    after = spark.sql(f"SELECT snapshot_id FROM {t}.snapshots ORDER BY committed_at DESC LIMIT 1").first()[0]
+    travel = PATH_READ.format(t=f"{t} VERSION AS OF {after}")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN z INT")
+    _, added = compare(spark, travel)
+    assert mixed_readers(added), added.read_schemas
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN s.n TO m")
+    _, whole = compare(spark, travel)
+    assert not _by_extension(whole) and not mixed_readers(whole), whole.read_schemas
+    (reason,) = _left_to_iceberg(spark, travel)
+    assert reason.endswith("and the relation reads a snapshot whose schema is not the table's current one, "
+                           "which Iceberg's reader of a set of files reads with"), reason
 
 
 def test_partition_evolution_with_hidden_transforms(spark):

@@ -117,10 +117,10 @@ object ExtConf {
 
   val IcebergVariantReads: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.variant.iceberg.enabled", default = true, """
-      Shredded VARIANT path reads of Iceberg tables (format versions 2 and 3): where every data
-      file Iceberg plans for a relation is a Parquet file without delete files whose columns have
-      the table's names, field ids and types, the extension reads those files with Spark's Parquet
-      reader, by their shredded leaves. Any other Iceberg relation is read by Iceberg. Needs
+      Shredded VARIANT path reads of Iceberg tables (format versions 2 and 3): the data files
+      Iceberg plans for a relation that are Parquet files without delete files, whose columns have
+      the table's names, field ids and types, are read with Spark's Parquet reader, by their
+      shredded leaves; Iceberg's reader reads the relation's other files in the same query. Needs
       `spark.pyspark_ext.variant.enabled`.""")
 
   val DeltaTables: ConfEntry[Boolean] =

@@ -12,8 +12,8 @@ import pysparkext.formats.Support.{Partly, Yes}
  * dependency on Iceberg). Iceberg applies its deletes and maps columns by field id, so the
  * extension changes what Iceberg's scan builder is asked for (only for the tables whose builder
  * is known to project nested requests), and reads files itself only for shredded VARIANT path
- * reads, and only where Spark's Parquet reader provably reads them as Iceberg's would
- * ([[IcebergFiles]]).
+ * reads, and only the files Spark's Parquet reader provably reads as Iceberg's would, leaving the
+ * others of the same relation to Iceberg's reader ([[IcebergFiles]]).
  */
 object Iceberg extends TableFormat {
   val name = "Iceberg"
@@ -32,12 +32,13 @@ object Iceberg extends TableFormat {
   }
 
   /** When the extension reads an Iceberg relation's shredded variants itself, as the docs say it. */
-  val VariantConditions: String = "read by the extension with Spark's Parquet reader when every data " +
-    "file Iceberg plans for the relation (its snapshot, branch or tag) is Parquet, has no delete " +
-    "files and holds every column under the table's name, field id and type, on format versions " +
-    "2 and 3 without a name mapping and with no metadata column read; a relation whose files shred " +
-    "no variant stays with Iceberg, and any other is read by Iceberg, which projects a VARIANT " +
-    "whole, with one warning giving the reason"
+  val VariantConditions: String = "on format versions 2 and 3 without a name mapping and with no " +
+    "metadata column read, the extension reads with Spark's Parquet reader each data file Iceberg " +
+    "plans for the relation (its snapshot, branch or tag) that is Parquet, has no delete files and " +
+    "holds every column under the table's name, field id and type; Iceberg's reader reads the other " +
+    "files in the same query (a staged set of Iceberg's own tasks), or the whole relation when its " +
+    "schema is not the table's current one; a relation whose files shred no variant stays with " +
+    "Iceberg, which projects a VARIANT whole; one warning per table and reason"
 
   /**
    * The data files of `r` for the extension to read by their shredded leaves, or why Iceberg's

@@ -24,19 +24,30 @@ import pysparkext.ExtConf
  *
  * A table qualifies when it is Iceberg's plain table (`org.apache.iceberg.spark.source.SparkTable`),
  * its format version is one this release was tested with (1 to 3), and its scan builder is
- * Iceberg's `SparkScanBuilder` (which takes nested column requests). Any other Iceberg table (a
+ * Iceberg's `SparkScanBuilder` (which takes nested column requests); or when it is the table over
+ * a staged set of a relation's files that the extension planned for Iceberg's reader
+ * (`SparkRewriteTable`, read through `SparkStagedScanBuilder`, which projects requests alike). Any other Iceberg table (a
  * changelog view, a metadata table, a newer format version, a staged or unknown scan builder) is
  * left to Iceberg's reader exactly as stock Spark plans it, with one warning per kind of table.
  */
 object IcebergTables extends Logging {
   val TableClass = "org.apache.iceberg.spark.source.SparkTable"
   val ScanBuilderClass = "org.apache.iceberg.spark.source.SparkScanBuilder"
+  /** Iceberg's table over a staged set of tasks, and its scan builder (see [[IcebergFiles]]). */
+  val StagedTableClass = "org.apache.iceberg.spark.source.SparkRewriteTable"
+  val StagedScanBuilderClass = "org.apache.iceberg.spark.source.SparkStagedScanBuilder"
   val FormatVersions: Set[String] = Set("1", "2", "3")
 
   private val warned = ConcurrentHashMap.newKeySet[String]()
   private val issued = ArrayBuffer.empty[String]
 
   def isIceberg(table: Table): Boolean = table.getClass.getName.startsWith("org.apache.iceberg.")
+
+  /**
+   * Whether `table` is Iceberg's table over a staged set of a relation's data files, which the
+   * extension itself planned for Iceberg's reader to read ([[IcebergFiles]]).
+   */
+  def isStagedRead(table: Table): Boolean = table.getClass.getName == StagedTableClass
 
   /** Whether `r` (an Iceberg relation) may be read with pruned nested output types. */
   def prunable(r: DataSourceV2Relation): Boolean = whyNotPrunable(r).isEmpty
@@ -49,7 +60,7 @@ object IcebergTables extends Logging {
     val table = r.table
     val cls = table.getClass.getName
     if (!ExtConf.IcebergPruning.get) Some(s"${ExtConf.IcebergPruning.key} is false")
-    else if (cls != TableClass) leave(cls, s"table class $cls")
+    else if (cls != TableClass && cls != StagedTableClass) leave(cls, s"table class $cls")
     else Option(table.properties().get("format-version")) match {
       case Some(v) if FormatVersions.contains(v) => whyNotScanBuilder(r)
       case Some(v) => leave(s"format-version $v", s"format version $v (tested: 1 to 3)")
@@ -63,7 +74,8 @@ object IcebergTables extends Logging {
       case _ => None
     } catch { case NonFatal(e) => None }
     builder match {
-      case Some(b: SupportsPushDownRequiredColumns) if b.getClass.getName == ScanBuilderClass => None
+      case Some(b: SupportsPushDownRequiredColumns)
+          if Set(ScanBuilderClass, StagedScanBuilderClass).contains(b.getClass.getName) => None
       case Some(b) => leave(b.getClass.getName, s"scan builder ${b.getClass.getName}")
       case None => leave("no scan builder", "no scan builder")
     }

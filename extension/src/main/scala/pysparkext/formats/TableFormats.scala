@@ -79,6 +79,23 @@ object TableFormats {
     }
 
   /**
+   * Records, for `explain_read_schema`'s report on its scan, that Iceberg's reader reads the data
+   * files of `read`, part of a relation of `table` whose other files the extension reads, and
+   * warns once per table and kind of reason.
+   */
+  def someLeftToIceberg(read: IcebergFiles.IcebergRead, table: String): Unit = {
+    val shown = 3
+    val more = if (read.reasons.size > shown) s"; and ${read.reasons.size - shown} more" else ""
+    ReaderReasons.note(read.table, s"Iceberg's reader reads ${read.count} of the ${read.of} data " +
+      s"files of Iceberg table $table, because they ${read.kinds.mkString(" or ")}: " +
+      read.reasons.take(shown).mkString("; ") + more)
+    read.kinds.foreach { kind =>
+      DeltaScans.warnOnce(s"pyspark-ext reads the data files of Iceberg table $table that $kind " +
+        "with Iceberg's reader, and its other data files by their shredded leaves")
+    }
+  }
+
+  /**
    * Records, for `explain_read_schema`'s report on the scan of `r`, that Iceberg's reader reads the
    * variant columns of `table` because of `reason`.
    */

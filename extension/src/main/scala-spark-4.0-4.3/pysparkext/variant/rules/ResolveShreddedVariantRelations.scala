@@ -14,7 +14,7 @@ import org.apache.spark.sql.pysparkext.{DataError, SparkInternals}
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.formats.{Applies, DeltaScans, IcebergTables, TableFormats}
+import pysparkext.formats.{Applies, DeltaScans, IcebergFiles, IcebergTables, TableFormats}
 import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
@@ -89,7 +89,9 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
             case Applies(keepsFormat) => resolve(r, fs, columns, name, delta = keepsFormat)
             case _ => r
           }
-        case r: DataSourceV2Relation if IcebergTables.isIceberg(r.table) => readIceberg(r, command)
+        // a staged read is the part of a relation this rule already left to Iceberg's reader
+        case r: DataSourceV2Relation if IcebergTables.isIceberg(r.table) && !IcebergTables.isStagedRead(r.table) =>
+          readIceberg(r, command)
       }
     }
   }
@@ -120,12 +122,25 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
             "VARIANT inside an array or a map")
         }
         val resolved = resolve(files, fs, columns, Some(name), delta = false)
-        if (resolved ne files) resolved else {
+        if (resolved eq files) {
           TableFormats.leftToIceberg(r, name, "none of its data files shreds a variant column")
           r
+        } else planned.iceberg.fold(resolved) { read =>
+          TableFormats.someLeftToIceberg(read, name)
+          Union(resolved, icebergSide(r, read))
         }
       case None => r
     }
+  }
+
+  /**
+   * The data files of `r` that Iceberg's reader reads, as a relation over Iceberg's table of their
+   * staged tasks, presenting `r`'s columns (fresh ids) in `r`'s order; the table's metadata
+   * columns it also offers (row lineage) are left out.
+   */
+  private def icebergSide(r: DataSourceV2Relation, read: IcebergFiles.IcebergRead): LogicalPlan = {
+    val staged = DataSourceV2Relation.create(read.table, r.catalog, r.identifier, read.options)
+    Project(r.output.map(a => staged.output.find(_.name == a.name).get), staged)
   }
 
   private val IcebergScanOptions = Map("datetimeRebaseMode" -> "CORRECTED", "int96RebaseMode" -> "CORRECTED",
