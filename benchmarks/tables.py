@@ -8,7 +8,10 @@ settings and the extension loaded. In that process the quick suite's nested quer
 run over the Parquet path first and then over the product's table of the same rows, stock against
 the extension, alternating after a warm-up (``benchmarks.runner``): so the Parquet path is the
 baseline of each product in the same process. For Comet both run with Comet on; its rows are the
-bytes Comet's native scan reads with and without the extension's pruned read schemas.
+bytes Comet's native scan reads with and without the extension's pruned read schemas. Iceberg's
+variant queries also run over a table of 20 smaller files (``iceberg-files``) and over its
+branch on which a tenth of those files carry a deletion vector (``iceberg-deletes``): the
+extension then reads nine files in ten itself and leaves the rest to Iceberg's reader.
 
 Writes ``benchmarks/out/tables/<product>/results.json`` per product and ``results.md`` for all.
 """
@@ -115,6 +118,37 @@ def _copy_table(spark: SparkSession, product: str, source: str, name: str, varia
     return f"parquet.`{source}`"
 
 
+#: the inserts, so the data files, of the Iceberg table with deletes
+ICEBERG_FILES = 20
+
+
+def _iceberg_with_deletes(spark: SparkSession, source: str, catalog: str = "bench") -> dict[str, str]:
+    """The variant events at ``source`` as an Iceberg table written by ``ICEBERG_FILES`` inserts of
+    consecutive ids, a data file each: ``iceberg-files`` as written; ``iceberg-deletes`` its branch
+    ``deletes``, on which the first row of every tenth insert is deleted, merge-on-read, so that a
+    tenth of the files carry a deletion vector (Iceberg's reader reads those, the extension the
+    rest). ``catalog``: the Iceberg catalog to create it in."""
+    table = f"{catalog}.db.variant_events_files"
+    properties = {**ICEBERG_VARIANT_PROPERTIES, "write.delete.mode": "merge-on-read"}
+    listed = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    spark.sql(f"CREATE TABLE {table} USING iceberg TBLPROPERTIES ({listed}) "
+              f"AS SELECT * FROM parquet.`{source}` WHERE false")
+    key = "variant_get(v, '$.id', 'bigint')"
+    lo, hi = spark.sql(f"SELECT min({key}), max({key}) + 1 FROM parquet.`{source}`").first()
+    bounds = [lo + (hi - lo) * i // ICEBERG_FILES for i in range(ICEBERG_FILES + 1)]
+    for a, b in zip(bounds, bounds[1:]):
+        spark.sql(f"INSERT INTO {table} SELECT * FROM parquet.`{source}` WHERE {key} >= {a} AND {key} < {b}")
+    spark.sql(f"ALTER TABLE {table} CREATE BRANCH deletes")
+    chosen = bounds[9:-1:10]  # the first id of the tenth insert, the twentieth...
+    spark.sql(f"DELETE FROM {table}.branch_deletes WHERE {key} IN ({', '.join(str(i) for i in chosen)})")
+    files = spark.sql(f"SELECT count(*) FROM {table}.files").first()[0]
+    with_deletes = spark.sql(f"SELECT count(DISTINCT referenced_data_file) FROM {table}.delete_files "
+                             "VERSION AS OF 'deletes'").first()[0]
+    print(f"[iceberg] {table}: {with_deletes} of {files} data files carry deletes on branch 'deletes'", flush=True)
+    return {"iceberg-files": table, "iceberg-deletes": f"{table} VERSION AS OF 'deletes'"}
+
+
 def _nested(spark: SparkSession, metrics: InputBytes, product: str, rows: int, repeat: int) -> list[dict]:
     path = datasets.nested_events(spark, rows, payload_width=PAYLOAD_WIDTH)
     forms = {"parquet": f"parquet.`{path}`"}
@@ -136,6 +170,8 @@ def _variant(spark: SparkSession, metrics: InputBytes, product: str, rows: int, 
     paths = variant_data.variant_events(spark, rows, sorted_by_id=True)
     forms = {"parquet": f"parquet.`{paths['spec']}`",
              product: _copy_table(spark, product, paths["spec"], "variant_events", variant=True)}
+    if product == "iceberg":
+        forms.update(_iceberg_with_deletes(spark, paths["spec"]))
     results = []
     for form, table in forms.items():
         spark.sql(f"SELECT * FROM {table}").createOrReplaceTempView("variant_events")

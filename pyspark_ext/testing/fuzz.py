@@ -137,6 +137,19 @@ def check(spark: SparkSession, case: Case, paths: dict[str, str]) -> Result:
     return Result(case, want, got, finding)
 
 
+#: Iceberg's scans: of a relation as Iceberg plans it, and of a staged set of a relation's files
+ICEBERG_SCANS = {"SparkBatchQueryScan": "Iceberg", "SparkStagedScan": "Iceberg"}
+
+
+def iceberg_readers(scans: list[dict]) -> str:
+    """Who read a query's files: the extension, Iceberg's reader, or both in one query."""
+    kinds = {ICEBERG_SCANS.get(s.get("format"), "the extension") for s in scans}
+    staged = any(s.get("format") == "SparkStagedScan" for s in scans)
+    if kinds == {"Iceberg", "the extension"} and staged:
+        return "by both readers in one query"
+    return " and ".join(sorted(f"by {k}" for k in kinds))
+
+
 def judged_as(case: Case) -> Case:
     """The case as it is run: where the reference table holds the same events in another storage
     (the draft layout against the unshredded table), ``schema_of_variant`` is read with the exact
@@ -219,6 +232,7 @@ class Summary:
     findings: Counter = field(default_factory=Counter)  # (kind of mismatch, table) -> mismatches
     divergences: Counter = field(default_factory=Counter)  # (kind of difference, table) -> stock-Spark divergences
     skips: Skips = field(default_factory=Skips)  # what Parquet's skipping skipped, over variant queries
+    readers: Counter = field(default_factory=Counter)  # who read an Iceberg variant query's files -> queries
 
     def lines(self) -> list[str]:
         out = [f"failed alike both ways: {k} {v} (e.g. {self.messages[k][:160]})" for k, v in self.errors.most_common()]
@@ -228,6 +242,8 @@ class Summary:
         out += [f"mismatches: {v} x {k[0]} on {k[1]}" for k, v in self.findings.most_common()]
         out += [self.skips.line()] if self.skips.queries else []
         out += [f"time travel: {self.travelled} of {self.queries} queries read older snapshots"] if self.travelled else []
+        out += [f"readers of Iceberg variant queries: {', '.join(f'{v} {k}' for k, v in self.readers.most_common())}"
+                ] if self.readers else []
         return out + [f"fuzz: {self.queries} queries, {self.mismatches} mismatches, {sum(self.errors.values())} errors, "
                       f"{sum(self.divergences.values())} stock-Spark divergences"]
 
@@ -249,6 +265,8 @@ def fuzz(spark: SparkSession, paths: dict[str, str], queries: int, seed: int, ki
         summary.queries += 1
         summary.travelled += "travel" in case.notes
         summary.skips.add(result.got.scans)
+        if table_format == "iceberg" and result.got.scans:
+            summary.readers[iceberg_readers(result.got.scans)] += 1
         if result.diverged:
             summary.divergences[(category(result.diverged), case.table)] += 1
             print(f"STOCK-SPARK DIVERGENCE seed {seed} query {number} ({case.kind} on {case.table}, ansi {case.ansi}): "

@@ -11,6 +11,7 @@ import pytest
 
 from tests.tables.iceberg import conftest
 from tests.tables.iceberg.test_iceberg_variant import ROW_READER
+from tests.variant_read.test_conflicting_files import CORRELATED
 
 #: objects with an int `a`, a sortable string `b` and a nested double `c.d`
 OBJECT = ("parse_json(to_json(named_struct('a', id, 'b', concat('s', lpad(id, 6, '0')), "
@@ -244,3 +245,85 @@ def test_benchmark_table_skips_on_its_sorted_path(spark, tmp_path_factory):
         total, read = (sum(s[k] for s in ext.scans) for k in ("row_groups", "row_groups_read"))
         assert total > 10 and 0 < read <= total // 4, ((lo, hi), ext.scans)
     compare(spark, selective.format(t=t))  # the benchmark's own range
+
+
+def test_benchmark_table_with_deletes_mixes_the_readers(spark, tmp_path_factory):
+    """The `tables` benchmark's Iceberg table whose branch ``deletes`` has a deletion vector on a
+    tenth of its files (`benchmarks.tables._iceberg_with_deletes`, row groups scaled down with the
+    rows): the extension reads the other files, Iceberg's reader those, rows equal stock."""
+    from benchmarks import datasets, tables, variant_data
+    from pyspark_ext.data.variant_queries import queries
+
+    rows = 4000
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(datasets.CACHE_ENV, str(tmp_path_factory.mktemp("bench")))
+        mp.setitem(tables.ICEBERG_VARIANT_PROPERTIES, "write.parquet.row-group-size-bytes", str(8 * 1024))
+        paths = variant_data.variant_events(spark, rows, sorted_by_id=True)
+        forms = tables._iceberg_with_deletes(spark, paths["spec"], catalog="ice")
+    t = forms["iceberg-files"]
+    files = spark.sql(f"SELECT count(*) FROM {t}.files").first()[0]
+    deleted = spark.sql(f"SELECT count(DISTINCT referenced_data_file) FROM {t}.delete_files "
+                        "VERSION AS OF 'deletes'").first()[0]
+    # an insert whose ids span the two source files writes two files
+    assert tables.ICEBERG_FILES <= files <= tables.ICEBERG_FILES + 1 and deleted == tables.ICEBERG_FILES // 10
+    for name, query in queries(rows).items():
+        _, clean = compare(spark, query.variant.format(t=forms["iceberg-files"]))
+        _, ext = compare(spark, query.variant.format(t=forms["iceberg-deletes"]))
+        assert _by_extension(clean), (name, clean.read_schemas)
+        assert mixed_readers(ext), (name, ext.read_schemas)
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT _file, count(*), max(v:b::string) FROM {t} GROUP BY _file",
+    "SELECT id, v:b::string FROM {t} WHERE _pos < 3",
+    "SELECT x.id, x._spec_id, variant_get(x.v, '$.c.d', 'double') FROM {t} AS x WHERE x.id % 500 = 0",
+])
+def test_metadata_columns_beside_path_reads(spark, mixed, query):
+    """A query that reads Iceberg's metadata columns, which Spark adds to the relation only once
+    the query's reference to them fails to resolve: Iceberg's reader keeps the relation, and the
+    query runs as on stock Spark + Iceberg."""
+    t, _ = mixed
+    _, ext = compare(spark, query.format(t=t))
+    assert not _by_extension(ext), ext.read_schemas
+    reasons = [s.get("left_to_format_reader") for s in ext.scans]
+    assert reasons and all("because the query reads its metadata columns _" in r for r in reasons), reasons
+
+
+def test_metadata_column_through_the_dataframe_api(spark, mixed):
+    """The DataFrame API resolves a metadata column against the DataFrame's analysed plan: a
+    relation analysed alone stays Iceberg's, which offers it, and a query over it is analysed
+    again, its relation read by the extension where the query reads no metadata column."""
+    from tests.support.differential import ENABLED, confs
+    t, _ = mixed
+
+    def run() -> tuple[list, list]:
+        df = spark.table(t)
+        files = df.where("v:b::string < 's000010'").select(df.metadataColumn("_file").alias("f"), "id")
+        paths = df.where("v:b::string < 's000010'").selectExpr("id", "v:b::string")
+        return sorted(files.collect()), sorted(paths.collect()), pyspark_ext.explain_read_schema(paths)
+
+    files, paths, report = run()
+    with confs(spark, {ENABLED: "false"}):
+        assert run()[:2] == (files, paths)
+    assert len(files) == len(paths) == 10
+    assert all(s["format"] != "SparkBatchQueryScan" for s in report), report
+
+
+@pytest.fixture(scope="module")
+def mixed_with_deletes(spark, mixed):
+    """The ``mixed`` table's branch ``dv``, on which a merge-on-read DELETE leaves a deletion vector
+    on the files of ids 3000-3200 only: a relation of it is read by both readers."""
+    t, _ = mixed
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode'='merge-on-read')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH dv")
+    spark.sql(f"DELETE FROM {t}.branch_dv WHERE id BETWEEN 3000 AND 3199 AND id % 4 = 0")
+    return f"{t} VERSION AS OF 'dv'"
+
+
+@pytest.mark.parametrize("template", CORRELATED)
+def test_correlated_subqueries_over_both_readers(spark, mixed_with_deletes, template):
+    """Correlated subqueries over a relation read as a Union of the extension's scans and Iceberg's
+    (the shape Spark's PushProjectionThroughUnion fails on, which the extension pushes itself)."""
+    stock, ext = compare(spark, template.replace("{t}", mixed_with_deletes))
+    # a filter on a path no file holds is false: the extension plans no scan at all there
+    assert any(s["format"] == STAGED_SCAN for s in ext.scans) or not (ext.scans or stock.rows), ext.read_schemas

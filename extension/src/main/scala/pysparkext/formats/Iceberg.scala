@@ -51,6 +51,15 @@ object Iceberg extends TableFormat {
     else if (command.isDefined) Left(s"it is read inside the command ${command.get}")
     else IcebergFiles.plan(r, session)
 
+  /**
+   * Whether `r` reads metadata columns of its table (`_file`, `_pos`, row lineage), as queries do
+   * that Iceberg's row-level commands run.
+   */
+  def readsMetadataColumns(r: DataSourceV2Relation): Boolean = {
+    val columns = r.table.schema().fieldNames.toSet
+    r.output.exists(a => !columns.contains(a.name))
+  }
+
   private[formats] def decide(feature: Feature, r: DataSourceV2Relation): Decision = feature match {
     case NestedPruning => IcebergTables.whyNotPrunable(r).map(NotApplied).getOrElse(Applies(keepsFormat = true))
     // which relations, and which of their files: [[variantFiles]], which plans them

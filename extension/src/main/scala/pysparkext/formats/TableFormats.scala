@@ -62,8 +62,9 @@ object TableFormats {
 
   /**
    * The data files of `r`, an Iceberg relation of `table` with VARIANT columns, for the variant
-   * path reads to read with Spark's Parquet reader, or None when Iceberg's reader keeps it. Left to
-   * Iceberg, it is warned about once per table and reason; one a setting switched off is not.
+   * path reads to read with Spark's Parquet reader, or None when Iceberg's reader keeps it
+   * (`command` as [[Iceberg.variantFiles]] takes it). Left to Iceberg, it is warned about once
+   * per table and reason; one a setting switched off is not, nor one read with metadata columns.
    */
   def icebergVariantFiles(r: DataSourceV2Relation, table: String, command: Option[String], session: SparkSession)
       : Option[IcebergFiles.Planned] =
@@ -71,7 +72,8 @@ object TableFormats {
       case Right(planned) => Some(planned)
       case Left(reason) =>
         leftToIceberg(r, table, reason)
-        if (ExtConf.IcebergVariantReads.get && command.isEmpty) {
+        // the queries Iceberg's row-level commands run read metadata columns: no warning
+        if (ExtConf.IcebergVariantReads.get && command.isEmpty && !Iceberg.readsMetadataColumns(r)) {
           DeltaScans.warnOnce(s"pyspark-ext leaves the variant columns of Iceberg table $table to " +
             s"Iceberg's reader, because $reason")
         }

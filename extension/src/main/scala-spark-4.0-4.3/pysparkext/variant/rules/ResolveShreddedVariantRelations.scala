@@ -5,8 +5,10 @@ import java.io.IOException
 import org.apache.hadoop.fs.{FileStatus, Path}
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Expression, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, Command, LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.analysis.{EliminateSubqueryAliases, UnresolvedAttribute}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, Command, LeafNode, LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.util.MetadataColumnHelper
 import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -14,7 +16,7 @@ import org.apache.spark.sql.pysparkext.{DataError, SparkInternals}
 import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantType}
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.formats.{Applies, DeltaScans, IcebergFiles, IcebergTables, TableFormats}
+import pysparkext.formats.{Applies, DeltaScans, IcebergFiles, TableFormats}
 import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
@@ -69,6 +71,17 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     // read as structs under a reconstruction would not survive. The queries they then run over
     // the table are plain queries, analysed again, and rewritten then.
     val command = plan.collectFirst { case c: Command => c.nodeName }
+    // Whether the query reads the file source's metadata column `_metadata`, which a Union of
+    // relations does not offer: resolved already, or a name still to resolve (any of its parts,
+    // `_metadata.file_name`), which Spark adds to the relation only after it fails to resolve.
+    val readsMetadata = plan.flatMap(_.expressions).exists(_.exists {
+      case u: UnresolvedAttribute => u.nameParts.exists(_.equalsIgnoreCase(FileSourceMetadataColumn))
+      case a: Attribute => a.isMetadataCol && a.name.equalsIgnoreCase(FileSourceMetadataColumn)
+      case _ => false
+    })
+    // A relation analysed alone (`spark.read`) is a DataFrame's plan, against which the DataFrame
+    // API resolves `df.metadataColumn("_metadata")`; a query on that DataFrame is analysed again.
+    val oneRelation = readsMetadata || EliminateSubqueryAliases(plan).isInstanceOf[LeafNode]
     // Not resolveOperators: Spark caches a catalog table's relation, already marked analyzed,
     // and hands the same node to later queries, which must still be rewritten (a relation once
     // rewritten has no VARIANT candidates left, so the rule never applies twice).
@@ -86,25 +99,23 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
           if (columns.isEmpty) r
           else TableFormats.variantReads(fs, tableLabel(fs, name), command) match {
             // a table format's own format stays (Delta's): see `delta` below
-            case Applies(keepsFormat) => resolve(r, fs, columns, name, delta = keepsFormat)
+            case Applies(keepsFormat) => resolve(r, fs, columns, name, delta = keepsFormat, oneRelation)
             case _ => r
           }
-        // a staged read is the part of a relation this rule already left to Iceberg's reader
-        case r: DataSourceV2Relation if IcebergTables.isIceberg(r.table) && !IcebergTables.isStagedRead(r.table) =>
-          readIceberg(r, command)
       }
     }
   }
 
   /**
    * An Iceberg relation whose VARIANT columns some data file shreds, read as a Parquet file
-   * relation over exactly the files Iceberg plans for it, when [[TableFormats]] says Spark's
-   * reader reads them as Iceberg's does ([[pysparkext.formats.IcebergFiles]]); otherwise, or when
-   * no file shreds a variant, the relation as it is, for Iceberg to read. Iceberg writes dates and
-   * timestamps proleptic and never skips a file, so the scan rebases nothing and ignores no
-   * missing or corrupt file, whatever the session says.
+   * relation over exactly the files Iceberg plans for it that Spark's reader reads as Iceberg's
+   * does, beside Iceberg's own read of the rest ([[pysparkext.formats.IcebergFiles]]); or, when
+   * [[TableFormats]] says so or no file shreds a variant, the relation as it is, for Iceberg to
+   * read. Iceberg writes dates and timestamps proleptic and never skips a file, so the scan
+   * rebases nothing and ignores no missing or corrupt file, whatever the session says. Called by
+   * [[ReadIcebergVariantFiles]], in the optimizer.
    */
-  private def readIceberg(r: DataSourceV2Relation, command: Option[String]): LogicalPlan = {
+  private[rules] def readIceberg(r: DataSourceV2Relation, command: Option[String]): LogicalPlan = {
     val schema = StructType(r.output.map(a => StructField(a.name, a.dataType, a.nullable, a.metadata)))
     val columns = schema.fields.toSeq.collect { case f if f.dataType == VariantType => Seq(f.name) } ++
       NestedVariants.inStructs(schema)
@@ -121,7 +132,7 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
             "reads VARIANT columns and VARIANT fields of structs by their shredded leaves, not a " +
             "VARIANT inside an array or a map")
         }
-        val resolved = resolve(files, fs, columns, Some(name), delta = false)
+        val resolved = resolve(files, fs, columns, Some(name), delta = false, oneRelation = false)
         if (resolved eq files) {
           TableFormats.leftToIceberg(r, name, "none of its data files shreds a variant column")
           r
@@ -142,6 +153,9 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
     val staged = DataSourceV2Relation.create(read.table, r.catalog, r.identifier, read.options)
     Project(r.output.map(a => staged.output.find(_.name == a.name).get), staged)
   }
+
+  /** The name of the metadata column of Spark's file sources. */
+  private val FileSourceMetadataColumn = "_metadata"
 
   private val IcebergScanOptions = Map("datetimeRebaseMode" -> "CORRECTED", "int96RebaseMode" -> "CORRECTED",
     "ignoreCorruptFiles" -> "false", "ignoreMissingFiles" -> "false")
@@ -274,12 +288,19 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
   private def label(table: Option[String], column: Seq[String]): String =
     table.map(t => s"$t.${column.mkString(".")}").getOrElse(column.mkString("."))
 
+  /**
+   * `r` read with its variant columns by their shredded leaves, or `r` itself. `oneRelation`: the
+   * relation should stay one relation (a query reading `_metadata`, which a Union does not offer),
+   * so files shredding a declared VARIANT in conflicting ways leave it to Spark's reader where
+   * that reader can read them.
+   */
   private def resolve(
       r: LogicalRelation,
       fs: HadoopFsRelation,
       columns: Seq[Seq[String]],
       table: Option[String],
-      delta: Boolean): LogicalPlan = {
+      delta: Boolean,
+      oneRelation: Boolean): LogicalPlan = {
     val (footers, unread) = layouts(fs, columns, table)
     val found = footers.map { case (status, types, _) => status -> types }
     if (!found.exists(_._2.exists(_.isInstanceOf[Shredded]))) return r
@@ -327,6 +348,13 @@ class ResolveShreddedVariantRelations(session: SparkSession) extends GuardedRule
         "(TIME, nanosecond timestamps, UUID), which Spark's vectorised reader cannot read")
       return r
     }
+    // Spark's reader reads none of an inferred draft column (VARIANT only as the extension
+    // presents it) nor a raw typed leaf (a nanosecond timestamp): those stay with the extension.
+    val sparkReads = columns.forall(c => declared(fs, c) == VariantType) && !groups.exists(_._1.exists {
+      case Shredded(t) => VariantGroupsAsStructsParquetFormat.hasRawLeaves(t)
+      case _ => false
+    })
+    if (oneRelation && groups.length > 1 && sparkReads) return r
     val fileTypes = perFile.map { case (status, types) => status.getPath -> types }.toMap
     val marked = groups.toSeq.map { case (merged, files) =>
       merged.zipWithIndex.map {

@@ -24,7 +24,7 @@ import pysparkext.parquet.{RawTypedLeaves, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.codec.RawTypedValue
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, SpecLayout}
 import pysparkext.variant.rules.{PushCorrelatedProjectionIntoUnionAtAnalysis,
-  PushCorrelatedProjectionThroughUnion, ResolveShreddedVariantRelations,
+  PushCorrelatedProjectionThroughUnion, ReadIcebergVariantFiles, ResolveShreddedVariantRelations,
   RewriteShreddedVariantPaths, ShreddedSkipPredicates}
 import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredVariantFunction}
 import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
@@ -44,6 +44,7 @@ object VariantHalfShim {
   def inject(extensions: SparkSessionExtensions): Unit = {
     extensions.injectResolutionRule(session => new ResolveShreddedVariantRelations(session))
     extensions.injectPostHocResolutionRule(_ => ResolveSpecLayoutWrites)
+    extensions.injectOptimizerRule(session => new ReadIcebergVariantFiles(session))
     OptimizerHooksShim.injectBeforeOperatorOptimization(extensions, PushCorrelatedProjectionThroughUnion,
       PushCorrelatedProjectionIntoUnionAtAnalysis)
     extensions.injectPreCBORule(_ => RewriteShreddedVariantPaths)

@@ -1,0 +1,60 @@
+"""The file-source metadata column ``_metadata`` beside shredded variant reads, in SQL and through
+the DataFrame API (which resolves it against the already analysed plan): the same rows as stock
+Spark, on files read as one relation and on conflicting files read as a Union of relations."""
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import SparkSession
+
+from tests.support.differential import ENABLED, confs
+from tests.support.rows import row_strings
+from tests.variant_read.test_conflicting_files import SPEC_FILES, _events
+from pyspark_ext.spark_shredding import spark_shredding
+
+
+@pytest.fixture(scope="module")
+def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
+    """``one``: files shredded alike (one relation); ``spec``: files shredded in conflicting ways (a
+    Union of relations); ``truth``: unshredded."""
+    base = tmp_path_factory.mktemp("metadata_column")
+    truth = spark.createDataFrame(list(enumerate(_events(120, seed=9))), "id bigint, j string") \
+        .selectExpr("id", "parse_json(j) AS v")
+    paths = {name: str(base / name) for name in ("truth", "one", "spec")}
+    with spark_shredding(spark, False):
+        truth.coalesce(1).write.parquet(paths["truth"])
+    with spark_shredding(spark, True, SPEC_FILES[0]):
+        truth.coalesce(2).write.parquet(paths["one"])
+    for i, schema in enumerate(SPEC_FILES):
+        with spark_shredding(spark, True, schema):
+            truth.where(f"id % 2 = {i}").coalesce(1).write.mode("append").parquet(paths["spec"])
+    return paths
+
+
+def _both(spark: SparkSession, build) -> list[str]:
+    with confs(spark, {ENABLED: "true"}):
+        ext = row_strings(build().collect(), fuzzer=True)
+    with confs(spark, {ENABLED: "false"}):
+        stock = row_strings(build().collect(), fuzzer=True)
+    assert ext == stock
+    return ext
+
+
+@pytest.mark.parametrize("form", ["one", "spec", "truth"])
+def test_metadata_column_in_sql(spark: SparkSession, tables, form):
+    rows = _both(spark, lambda: spark.sql(
+        f"SELECT _metadata.file_name, count(*), max(v:kind::string) FROM parquet.`{tables[form]}` GROUP BY 1"))
+    assert len(rows) >= 1
+
+
+@pytest.mark.parametrize("form", ["one", "spec", "truth"])
+def test_metadata_column_through_the_dataframe_api(spark: SparkSession, tables, form):
+    def build():
+        df = spark.read.parquet(tables[form])
+        return df.select(df.metadataColumn("_metadata").getField("file_name").alias("f"), "id") \
+            .where("v:kind::string = 'view'")
+
+    def by_select():
+        return spark.read.parquet(tables[form]).select("_metadata.file_size", "v").where("id < 5")
+
+    assert _both(spark, build)
+    assert _both(spark, by_select)
