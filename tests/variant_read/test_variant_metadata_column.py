@@ -58,3 +58,13 @@ def test_metadata_column_through_the_dataframe_api(spark: SparkSession, tables, 
 
     assert _both(spark, build)
     assert _both(spark, by_select)
+
+
+@pytest.mark.parametrize("form", ["one", "spec"])
+def test_metadata_column_selected_first_then_filtered(spark: SparkSession, tables, form):
+    """The way docs/troubleshooting.md gives to take `_metadata` beside later steps of a DataFrame."""
+    def build():
+        return spark.read.parquet(tables[form]).select("*", "_metadata").where("v:kind::string = 'view'") \
+            .selectExpr("_metadata.file_name", "id", "v:price::string")
+
+    assert _both(spark, build)

@@ -121,7 +121,7 @@ object RewriteShreddedVariantPaths extends GuardedRule {
   }
 
   /**
-   * Path reads of a variant that every child of a Union rebuilds from its own struct (a table
+   * Path reads of a variant that children of a Union rebuild from their own structs (a table
    * whose files shred differently), in an operator above the Union: each read becomes a new
    * column of every Union child, computed there from that child's struct, passed up to the
    * operator through the operators between (projections, filters, sorts, joins on a side whose
@@ -130,11 +130,14 @@ object RewriteShreddedVariantPaths extends GuardedRule {
    * generator: `sum(variant_get(v, '$.id', 'bigint'))`, `GROUP BY v:kind`, `JOIN ... ON v:id = k`
    * or `variant_explode(v:items)` over the Union would otherwise rebuild `v` whole from every
    * column of every file. Likewise `count(v)` becomes `count(if(v IS NOT NULL, true, null))`,
-   * whose null test needs only the group's nullness.
+   * whose null test needs only the group's nullness. A child that reads the column as a VARIANT
+   * of its own, not rebuilt (Iceberg's reader of the files of an Iceberg relation it keeps),
+   * computes the same read of its own column.
    *
    * Safe because every child gains the same columns in the same order, so the Union's columns
    * stay aligned, each column is the very expression it replaces (computed from the struct that
-   * child rebuilt `v` from), and the operator's own output is restored. A read is computed in
+   * child rebuilt `v` from, or from the child's own `v`), and the operator's own output is
+   * restored. A read is computed in
    * the children for every row of the Union, so a read that can raise an error (a strict cast)
    * moves only where the operator evaluates it for every row of the Union too: no filter or join
    * between, not inside a conditional branch (`CASE`, `IF`, `COALESCE`, the right of `AND`/`OR`,
@@ -218,10 +221,13 @@ object RewriteShreddedVariantPaths extends GuardedRule {
   }
 
   private def overUnion(node: LogicalPlan, i: Int, u: Union, everyRow: Boolean): Option[LogicalPlan] = {
-    // Union column -> per child (struct, column name), where every child rebuilds it.
-    val rebuilt: Map[ExprId, Seq[(Attribute, String)]] = u.output.zipWithIndex.flatMap { case (out, k) =>
+    // Union column -> per child: Some((struct, column name)) where the child rebuilds it from a
+    // struct, None where the child reads it as a VARIANT of its own (the files of an Iceberg
+    // relation that Iceberg's reader keeps); some child rebuilds it.
+    val rebuilt: Map[ExprId, Seq[Option[(Attribute, String)]]] = u.output.zipWithIndex.flatMap { case (out, k) =>
       val perChild = u.children.map(c => rebuiltIn(c, c.output(k)).map { case (_, s, col) => (s, col) })
-      if (perChild.forall(_.isDefined)) Some(out.exprId -> perChild.flatten) else None
+      val readable = u.children.zip(perChild).forall { case (c, p) => p.isDefined || c.output(k).dataType == VariantType }
+      if (readable && perChild.exists(_.isDefined)) Some(out.exprId -> perChild) else None
     }.toMap
     if (rebuilt.isEmpty || !node.references.exists(a => rebuilt.contains(a.exprId))) return None
     def isRebuilt(e: Expression) = e match {
@@ -235,11 +241,24 @@ object RewriteShreddedVariantPaths extends GuardedRule {
         case other => other
       })
     }
-    def readsIn(j: Int) = valuePathReads(pathReads {
-      case a: Attribute => rebuilt.get(a.exprId).map { case perChild => perChild(j) }
+    // Which reads move: those a child that rebuilds the column reads from its struct.
+    val first = valuePathReads(pathReads {
+      case a: Attribute => rebuilt.get(a.exprId).flatMap(_.flatten.headOption)
       case _ => None
     })
-    val first = readsIn(0)
+    // A read as child `j` computes it: from its struct, or, where the child reads the VARIANT
+    // whole, the same read of the child's own column, as the operator above computes it.
+    def readsIn(j: Int): PartialFunction[Expression, Expression] = {
+      val own: Map[ExprId, Attribute] = rebuilt.collect {
+        case (id, perChild) if perChild(j).isEmpty => id -> u.children(j).output(u.output.indexWhere(_.exprId == id))
+      }
+      valuePathReads(pathReads {
+        case a: Attribute => rebuilt.get(a.exprId).flatMap(_(j))
+        case _ => None
+      }).orElse {
+        case e if first.isDefinedAt(e) => e.transform { case a: Attribute if own.contains(a.exprId) => own(a.exprId) }
+      }
+    }
     val found = mutable.LinkedHashMap.empty[Expression, Expression]
     // A strict read that may not move: its variant at the path moves, its cast stays (read at `$`).
     val deferred = mutable.Map.empty[Expression, (Expression, VariantGet)]
