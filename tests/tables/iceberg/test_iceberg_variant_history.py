@@ -5,7 +5,6 @@ Iceberg every time; a relation whose planned files all qualify is read by the ex
 shredded leaves, and any other by Iceberg's reader, with the reason in ``explain_read_schema``."""
 from __future__ import annotations
 
-import re
 
 import pyspark_ext
 import pytest
