@@ -74,12 +74,15 @@ object IcebergTables extends Logging {
       case _ => None
     } catch { case NonFatal(e) => None }
     builder match {
-      case Some(b: SupportsPushDownRequiredColumns)
-          if Set(ScanBuilderClass, StagedScanBuilderClass).contains(b.getClass.getName) => None
+      case Some(b: SupportsPushDownRequiredColumns) if b.getClass.getName == builderOf(r.table) => None
       case Some(b) => leave(b.getClass.getName, s"scan builder ${b.getClass.getName}")
       case None => leave("no scan builder", "no scan builder")
     }
   }
+
+  /** The scan builder class `table`'s class hands out when it takes nested column requests. */
+  private def builderOf(table: Table): String =
+    if (isStagedRead(table)) StagedScanBuilderClass else ScanBuilderClass
 
   /** Logs, once per `kind`, that such tables are left to Iceberg's reader; gives the reason. */
   private def leave(kind: String, what: String): Option[String] = {

@@ -1,6 +1,7 @@
 package pysparkext.formats
 
-import org.apache.iceberg.spark.source.{SparkChangelogTable, SparkScanBuilder, SparkStagedScanBuilder, SparkTable}
+import org.apache.iceberg.spark.source.{SparkChangelogTable, SparkRewriteTable, SparkScanBuilder,
+  SparkStagedScanBuilder, SparkTable}
 import org.apache.spark.sql.catalyst.dsl.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.Project
 import org.apache.spark.sql.connector.catalog.{Table, TableCapability}
@@ -80,6 +81,12 @@ class IcebergTablesSuite extends RuleSuite {
     val staged = () => new SparkStagedScanBuilder
     leftToIceberg("scan builder org.apache.iceberg.spark.source.SparkStagedScanBuilder")(
       iceberg(builder = staged), iceberg(Some("3"), staged))
+  }
+
+  test("the staged-set table the extension makes is prunable through its staged-scan builder only") {
+    assert(IcebergTables.isStagedRead(new SparkRewriteTable(schema)))
+    assert(IcebergTables.prunable(relation(new SparkRewriteTable(schema))))
+    assert(!IcebergTables.prunable(relation(new SparkRewriteTable(schema, () => new SparkScanBuilder))))
   }
 
   test("a table whose newScanBuilder throws is left to Iceberg, with one warning") {

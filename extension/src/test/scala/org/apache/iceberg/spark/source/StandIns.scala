@@ -51,6 +51,13 @@ class SparkScanBuilder extends ScanBuilder with SupportsPushDownRequiredColumns 
 
 /**
  * A stand-in for Iceberg's staged-scan builder: it takes column requests too, but it is not
- * `SparkScanBuilder`, so tables handing it out are left to Iceberg.
+ * `SparkScanBuilder`, so a `SparkTable` handing it out is left to Iceberg.
  */
 class SparkStagedScanBuilder extends SparkScanBuilder
+
+/**
+ * A stand-in for Iceberg's table over a staged set of tasks, which the extension makes for the
+ * files of a relation it leaves to Iceberg's reader; it hands out `SparkStagedScanBuilder`.
+ */
+class SparkRewriteTable(tableSchema: StructType, builder: () => ScanBuilder = () => new SparkStagedScanBuilder)
+  extends StandInTable(tableSchema, Some("3"), builder)
