@@ -33,17 +33,24 @@ def _events(n: int, seed: int) -> list[str]:
     return out
 
 
-@pytest.fixture(scope="module")
-def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
-    base = tmp_path_factory.mktemp("conflicting")
-    truth = spark.createDataFrame(list(enumerate(_events(240, seed=5))), "id bigint, j string") \
+def write_truth_and_spec(spark: SparkSession, n: int, seed: int, paths: dict[str, str]):
+    """``n`` events as ``id, v``, written unshredded to ``paths["truth"]`` and, half by
+    ``SPEC_FILES[0]`` and half by ``SPEC_FILES[1]``, to ``paths["spec"]``; returns them."""
+    truth = spark.createDataFrame(list(enumerate(_events(n, seed=seed))), "id bigint, j string") \
         .selectExpr("id", "parse_json(j) AS v")
-    paths = {name: str(base / name) for name in ("truth", "spec", "draft")}
     with spark_shredding(spark, False):
         truth.coalesce(1).write.parquet(paths["truth"])
     for i, schema in enumerate(SPEC_FILES):
         with spark_shredding(spark, True, schema):
             truth.where(f"id % 2 = {i}").coalesce(1).write.mode("append").parquet(paths["spec"])
+    return truth
+
+
+@pytest.fixture(scope="module")
+def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
+    base = tmp_path_factory.mktemp("conflicting")
+    paths = {name: str(base / name) for name in ("truth", "spec", "draft")}
+    truth = write_truth_and_spec(spark, 240, 5, paths)
     for i, schema in enumerate(DRAFT_FILES):
         pyspark_ext.shred(truth.where(f"id % 2 = {i}"), "v", schema).coalesce(1) \
             .write.mode("append").parquet(paths["draft"])

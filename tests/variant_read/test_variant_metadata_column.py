@@ -8,7 +8,7 @@ from pyspark.sql import SparkSession
 
 from tests.support.differential import ENABLED, confs
 from tests.support.rows import row_strings
-from tests.variant_read.test_conflicting_files import SPEC_FILES, _events
+from tests.variant_read.test_conflicting_files import SPEC_FILES, write_truth_and_spec
 from pyspark_ext.spark_shredding import spark_shredding
 
 
@@ -17,16 +17,10 @@ def tables(spark: SparkSession, tmp_path_factory) -> dict[str, str]:
     """``one``: files shredded alike (one relation); ``spec``: files shredded in conflicting ways (a
     Union of relations); ``truth``: unshredded."""
     base = tmp_path_factory.mktemp("metadata_column")
-    truth = spark.createDataFrame(list(enumerate(_events(120, seed=9))), "id bigint, j string") \
-        .selectExpr("id", "parse_json(j) AS v")
     paths = {name: str(base / name) for name in ("truth", "one", "spec")}
-    with spark_shredding(spark, False):
-        truth.coalesce(1).write.parquet(paths["truth"])
+    truth = write_truth_and_spec(spark, 120, 9, paths)
     with spark_shredding(spark, True, SPEC_FILES[0]):
         truth.coalesce(2).write.parquet(paths["one"])
-    for i, schema in enumerate(SPEC_FILES):
-        with spark_shredding(spark, True, schema):
-            truth.where(f"id % 2 = {i}").coalesce(1).write.mode("append").parquet(paths["spec"])
     return paths
 
 
