@@ -97,6 +97,7 @@ NEEDS_PYSPARK_4 = {
     "test_iceberg_variant_reads.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
     "test_iceberg_variant_history.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
     "test_iceberg_duckdb_variant.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
+    "test_iceberg_variant_bad_input.py": "VARIANT on Iceberg v3 tables: Spark 3.5 has no VARIANT",
 }
 
 
