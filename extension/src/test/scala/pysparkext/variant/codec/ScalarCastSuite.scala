@@ -25,7 +25,9 @@ class ScalarCastSuite extends AnyFunSuite {
     case _ => java.util.Objects.equals(a, b)
   }
 
+  /** The edges of every integer width, and of the decimal digits they fill (9, 10, 99, 100, ...). */
   private val integers: Seq[Long] = (Seq(0L, 1L, -1L, 7L, Long.MinValue, Long.MaxValue) ++
+    SmallDecimal.PowersOfTen.toSeq.drop(1).flatMap(p => Seq(p - 1, p, -p)) ++
     Seq(Byte.MinValue, Byte.MaxValue, Short.MinValue, Short.MaxValue, Int.MinValue, Int.MaxValue)
       .map(_.toLong).flatMap(n => Seq(n - 1, n, n + 1))).distinct
 
