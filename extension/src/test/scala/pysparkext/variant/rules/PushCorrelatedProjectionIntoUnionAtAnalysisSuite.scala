@@ -6,17 +6,9 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LocalRela
 import org.apache.spark.sql.pysparkext.SparkInternals
 
 import pysparkext.ExtConf
-import pysparkext.testing.RuleSuite
+import pysparkext.testing.{RuleSuite, UnionChildren}
 
-class PushCorrelatedProjectionIntoUnionAtAnalysisSuite extends RuleSuite {
-  private val id1 = $"id".long
-  private val v1 = $"v".int
-  private val id2 = $"id".long
-  private val v2 = $"v".int
-  private val xId = $"xid".long
-  private val xValue = $"xvalue".int
-  private val first = LocalRelation(id1, v1)
-  private val second = LocalRelation(id2, v2)
+class PushCorrelatedProjectionIntoUnionAtAnalysisSuite extends RuleSuite with UnionChildren {
   // The table's files as analysis presents them: a Union of per-file scans under the table's name.
   private val table = SubqueryAlias("e", Union(Seq(first, second)))
 

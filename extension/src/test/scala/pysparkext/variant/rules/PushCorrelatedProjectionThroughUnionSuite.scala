@@ -6,16 +6,10 @@ import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project, Unio
 import org.apache.spark.sql.pysparkext.SparkInternals
 
 import pysparkext.ExtConf
-import pysparkext.testing.RuleSuite
+import pysparkext.testing.{RuleSuite, UnionChildren}
 
-class PushCorrelatedProjectionThroughUnionSuite extends RuleSuite {
-  private val id1 = $"id".long
-  private val v1 = $"v".int
-  private val id2 = $"id".long
-  private val v2 = $"v".int
-  private val xId = $"xid".long
-  private val xValue = $"xvalue".int
-  private val union = Union(Seq(LocalRelation(id1, v1), LocalRelation(id2, v2)))
+class PushCorrelatedProjectionThroughUnionSuite extends RuleSuite with UnionChildren {
+  private val union = Union(Seq(first, second))
   // The subquery as PullupCorrelatedPredicates leaves it: its correlation in joinCond.
   private val inner = Project(Seq(xValue, xId), LocalRelation(xId, xValue))
   private def subquery(outer: org.apache.spark.sql.catalyst.expressions.Attribute) =
@@ -25,10 +19,10 @@ class PushCorrelatedProjectionThroughUnionSuite extends RuleSuite {
     val sub = subquery(id1)
     val before = Project(Seq(SparkInternals.newAlias(sub, "s")), union)
     val after = Union(Seq(
-      Project(Seq(SparkInternals.newAlias(sub, "s")), LocalRelation(id1, v1)),
+      Project(Seq(SparkInternals.newAlias(sub, "s")), first),
       Project(Seq(SparkInternals.newAlias(
         ScalarSubquery(plan = inner, outerAttrs = Seq(id2), exprId = sub.exprId,
-          joinCond = Seq(EqualTo(xId, id2))), "s")), LocalRelation(id2, v2))))
+          joinCond = Seq(EqualTo(xId, id2))), "s")), second)))
     val out = PushCorrelatedProjectionThroughUnion(before)
     comparePlans(out, after)
     assert(out.output.map(_.exprId) == before.output.map(_.exprId), "the first child keeps the ids")
