@@ -44,7 +44,7 @@ from . import fuzz_iceberg, grammar_nested, grammar_variant
 from .case import Case
 from .data import write_tables
 from .equivalence import exact_numeric_schemas
-from .outcome import ROW_ERRORS, Outcome, difference, run
+from ..outcome import ROW_ERRORS, Outcome, difference, run
 from .reduce import reduce
 from .regressions import save
 from .skipping import Skips

@@ -21,7 +21,7 @@ from pyspark_ext.testing import fuzz, grammar_nested, grammar_variant
 from pyspark_ext.testing.case import Case, CatalogTable, Snapshot
 from pyspark_ext.testing.data import DRAFT_SCHEMAS
 from pyspark_ext.testing.equivalence import exact_numeric_schemas, variant_text
-from pyspark_ext.testing.outcome import Outcome, difference, normalise, run, same_rows
+from pyspark_ext.outcome import Outcome, difference, normalise, run, same_rows
 from pyspark_ext.testing.reduce import reduce
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 

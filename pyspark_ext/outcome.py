@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
-from .._variant_types import VARIANT_VALUES
-from .equivalence import variant_text
+from ._variant_types import VARIANT_VALUES
+from .testing.equivalence import variant_text
 
 ENABLED = "spark.pyspark_ext.enabled"
 
@@ -197,7 +197,7 @@ def run(spark: SparkSession, sql: str, enabled: bool, scans: bool = False) -> Ou
 
 
 def _scans(df: DataFrame) -> list[dict[str, Any]]:
-    from ..explain import explain_read_schema
+    from .explain import explain_read_schema
     try:
         return explain_read_schema(df)
     except Exception:  # noqa: BLE001 - a report that cannot be made is not the query's outcome
