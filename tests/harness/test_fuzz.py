@@ -1,8 +1,8 @@
-"""The differential fuzzer (``pyspark_ext.testing``): a fixed sample of its random queries, each
+"""The differential fuzzer (``devtools``): a fixed sample of its random queries, each
 run with the extension off and on; its comparison rules, reducer and command line.
 
 ``PYSPARK_EXT_FUZZ_QUERIES`` sets the queries per seed and grammar (default 25), to search longer
-locally; ``python -m pyspark_ext.testing.fuzz`` searches longer still.
+locally; ``python -m devtools.fuzz`` searches longer still.
 """
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from pyspark.sql import SparkSession
 from pyspark.sql.types import VariantVal
 from pyspark.sql.variant_utils import VariantUtils
 
-from pyspark_ext.testing import fuzz, grammar_nested, grammar_variant
-from pyspark_ext.testing.case import Case, CatalogTable, Snapshot
-from pyspark_ext.testing.data import DRAFT_SCHEMAS
+from devtools import fuzz, grammar_nested, grammar_variant
+from devtools.case import Case, CatalogTable, Snapshot
+from devtools.data import DRAFT_SCHEMAS
 from pyspark_ext.outcome import Outcome, difference, normalise, run, same_rows, variant_text
-from pyspark_ext.testing.equivalence import exact_numeric_schemas
-from pyspark_ext.testing.reduce import reduce
+from devtools.equivalence import exact_numeric_schemas
+from devtools.reduce import reduce
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
@@ -332,7 +332,7 @@ def test_iceberg_mode_names_the_lines_it_runs_on(capsys) -> None:
     """``--table-format iceberg`` elsewhere than where Iceberg is tested says where it runs, as a
     usage error, before any session starts (tests/tables/iceberg/test_iceberg_fuzz.py runs it)."""
     from pyspark_ext import jar
-    from pyspark_ext.testing.table_formats import PRODUCTS
+    from devtools.table_formats import PRODUCTS
     if jar.spark_line() in PRODUCTS["iceberg"].lines:
         pytest.skip("Iceberg mode runs on this line: tests/tables/iceberg/test_iceberg_fuzz.py")
     with pytest.raises(SystemExit) as exited:
