@@ -7,14 +7,15 @@ rows with equal sort keys (ties) the order is not defined, so an ordered compari
 by run, each run as a multiset, when the sort keys are known as positions of output columns.
 
 Doubles are the same when they agree to a relative tolerance of 1e-10 (``RELATIVE_TOLERANCE``);
-every other value exactly. A sum's last bits depend on the order it adds its rows in, which the
-plan decides (a Union of scans instead of one scan, a scan split into fewer tasks): stock Spark and
-the extension summing one column over a 20M-row log gave 9599993.259999663 and 9599993.26000643,
-7e-13 apart relatively. Rounding both sides to a number of significant digits instead is not a
-tolerance: two values that close can round apart (these two do, at 12 digits), however many digits
-are kept. 1e-10 is well above what reordering a sum of doubles adds; a wrong row that moves a
-double by less goes unseen, as it would by rounding (12 digits miss it below about 5e-12). ``normalise`` still rounds doubles to 12 significant
-digits, for a stable form to print, count and sort; the comparison looks through that rounding too.
+every other value when it has the same type and is equal. A sum's last bits depend on the order it
+adds its rows in, which the plan decides (a Union of scans instead of one scan, a scan split into
+fewer tasks): stock Spark and the extension summing one column over a 20M-row log gave
+9599993.259999663 and 9599993.26000643, 7e-13 apart relatively. Rounding both sides to a number
+of significant digits is not a tolerance: two values that close can round apart (these two do, at
+12 digits), however many digits are kept. 1e-10 is well above what reordering a sum of doubles
+adds; a wrong row that moves a double by less goes unseen, as it would by rounding (12 digits miss
+it below about 5e-12). ``normalise`` still rounds doubles to 12 significant digits, for a stable
+form to print, count and sort; the comparison looks through that rounding too.
 
 VARIANT values are compared by ``variant_text``: equal values may be encoded with different
 dictionaries, and the variant spec makes integers and decimals of equal value one value.
