@@ -28,7 +28,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
 from pyspark_ext.advisor import Query, analyze_workload
-from pyspark_ext.result_rows import canonical_rows
+from pyspark_ext.outcome import canonical_rows
 from pyspark_ext.shredding import infer_shredding_schema
 from pyspark_ext.spark_shredding import spark_shredding
 from pyspark_ext.data.variant_events import json_sql

@@ -26,7 +26,7 @@ VARIANT_QUERIES = [
 
 
 def synthetic_log(path: Path, queries: int, seed: int = 7) -> None:
-    from pyspark_ext.data.deep_queries import QUERIES
+    from devtools.deep_queries import QUERIES
     rng = random.Random(seed)
     templates = [sql for sql, _ in QUERIES.values()] + VARIANT_QUERIES
     with path.open("w") as f:

@@ -29,7 +29,7 @@ import tempfile
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from pyspark_ext.testing.table_formats import PRODUCTS, with_product
+from devtools.table_formats import PRODUCTS, with_product
 
 from .metrics import InputBytes
 from .nested_queries import NESTED_QUERIES

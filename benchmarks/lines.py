@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyspark
 
-from pyspark_ext.testing.table_formats import ci_spark_lines
+from devtools.table_formats import ci_spark_lines
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "benchmarks" / "out" / "lines"

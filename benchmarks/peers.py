@@ -23,7 +23,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from pyspark_ext.result_rows import canonical_rows, same_rows
+from pyspark_ext.outcome import canonical_rows, same_rows
 from pyspark_ext.data.variant_events import json_sql
 from pyspark_ext.data.variant_queries import VariantQuery, queries
 

@@ -2,7 +2,7 @@
 table of the same data, and beside DataFusion Comet.
 
 Each product runs in a process of its own, in the venv of the Spark line it is built for
-(``pyspark_ext.testing.table_formats``; venvs as ``.ci/run-lines`` makes them), with its jars and
+(``devtools.table_formats``; venvs as ``.ci/run-lines`` makes them), with its jars and
 settings and the extension loaded. In that process the quick suite's nested queries
 (``benchmarks.nested_queries``) and the variant suite's queries (``pyspark_ext.data.variant_queries``)
 run over the Parquet path first and then over the product's table of the same rows, stock against
@@ -31,7 +31,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.jar import carries_variant
-from pyspark_ext.testing.table_formats import PRODUCTS, with_product
+from devtools.table_formats import PRODUCTS, with_product
 from pyspark_ext.data.variant_queries import queries as variant_queries
 
 from . import datasets, variant_data

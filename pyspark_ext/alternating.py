@@ -9,7 +9,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from .result_rows import canonical_rows, same_rows
+from .outcome import canonical_rows, same_rows
 
 __all__ = ["ResultMismatch", "Run", "alternate", "canonical_rows", "same_rows"]
 

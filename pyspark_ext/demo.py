@@ -16,7 +16,7 @@ from pyspark.sql import SparkSession
 from .data import adtech, variant_events
 from .explain import explain_read_schema
 from .jar import carries_variant
-from .result_rows import canonical_rows, same_rows
+from .outcome import canonical_rows, same_rows
 from .session import configure
 from .shredding import shred
 from .spark_shredding import spark_shredding

@@ -7,7 +7,7 @@ as setup, and runs every query both ways, stock Spark first. A statement is setu
 parses it: one that does not parse (a mistyped ``SELEC``) is a query that fails, reported with its
 file and line. Rows are compared as multisets, or in order where the query has a top-level ORDER
 BY (rows that tie on the sort keys in any order, when the keys are output columns); errors by
-class, Spark's wrapper errors looked through (``testing.outcome``). Per query it reports same,
+class, Spark's wrapper errors looked through (``outcome``). Per query it reports same,
 different, or failed both ways (the same error with the extension off and on: usually a mistake in
 the workload, so it fails the gate unless allowed), the leaves and bytes its scans read
 (``explain_read_schema``) and its time, both ways; then totals. Times are of warm runs only: after
@@ -31,7 +31,7 @@ from sqlglot import exp
 from . import sql_script
 from .alternating import ResultMismatch, alternate, canonical_rows
 from .loaded import ExtensionNotLoadedError, require_extension
-from .testing.outcome import Outcome, difference, run
+from .outcome import Outcome, difference, run
 
 SAME, DIFFERENT, FAILED_BOTH_WAYS = "same", "different", "failed both ways"
 OFF, ON = "off", "on"

@@ -16,7 +16,7 @@ pytest.register_assert_rewrite("tests.support.battery.outcomes")
 
 from pyspark_ext import jar  # noqa: E402
 from pyspark_ext.data import adtech  # noqa: E402
-from pyspark_ext.testing.table_formats import PRODUCTS  # noqa: E402
+from devtools.table_formats import PRODUCTS  # noqa: E402
 from tests.support import line_share  # noqa: E402
 from tests.support.differential import ENABLED, strict_session  # noqa: E402
 

@@ -7,7 +7,7 @@ from pyspark_ext.advisor import UnresolvedQuery, query_needs, schema_on_read
 from pyspark_ext.advisor.paths import presence_suffix
 from pyspark_ext.advisor.workload import parse_ddl
 from pyspark_ext.data.adtech_deep import DEEP_SCHEMA
-from pyspark_ext.data.deep_queries import QUERIES
+from devtools.deep_queries import QUERIES
 from tests.support.schema_leaves import leaf_paths
 
 EVENTS = parse_ddl("id bigint, `User` struct<id: int, geo: struct<city: string, country: string>>, "

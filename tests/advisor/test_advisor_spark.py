@@ -12,7 +12,7 @@ from pyspark_ext.__main__ import main
 from pyspark_ext.advisor import UnresolvedQuery, analyze_workload, recommend_shredding, schema_on_read
 from pyspark_ext.advisor.workload import parse_ddl
 from pyspark_ext.data.adtech_deep import write_deep
-from pyspark_ext.data.deep_queries import QUERIES
+from devtools.deep_queries import QUERIES
 from tests.support.battery.run_battery import dev_label
 from tests.support.nested_shapes import SHAPES
 from tests.support.schema_leaves import leaf_paths

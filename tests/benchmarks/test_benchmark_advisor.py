@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 
 from benchmarks import advisor_schema, datasets
 from benchmarks.variant_queries import queries
-from pyspark_ext.result_rows import canonical_rows, same_rows
+from pyspark_ext.outcome import canonical_rows, same_rows
 from tests.support.differential import ENABLED
 
 pytestmark = pytest.mark.benchmark

@@ -7,7 +7,7 @@ from pyspark.sql import SparkSession
 
 from benchmarks import datasets, peers
 from benchmarks.variant_queries import queries
-from pyspark_ext.result_rows import canonical_rows, same_rows
+from pyspark_ext.outcome import canonical_rows, same_rows
 
 pytestmark = pytest.mark.benchmark
 

@@ -19,7 +19,7 @@ import pytest
 import pyspark_ext
 from pyspark_ext import jar
 from pyspark_ext.data import adtech
-from pyspark_ext.testing import maven
+from devtools import maven
 from tests.support.deployments.connect_server import connect_server
 from tests.support.differential import ENABLED, confs
 from tests.support.nested_shapes import SHAPES

@@ -19,8 +19,8 @@ from tests.support.differential import ENABLED
 pytestmark = pytest.mark.slow
 
 #: Folders of the checkout that a pip install does not hold (``pyproject.toml`` packages
-#: ``pyspark_ext*`` only).
-CHECKOUT_ONLY = ("benchmarks", "tests")
+#: ``pyspark_ext`` only).
+CHECKOUT_ONLY = ("benchmarks", "devtools", "tests")
 
 
 def _caller_state(spark: SparkSession) -> dict[str, object]:

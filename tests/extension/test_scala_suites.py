@@ -1,5 +1,5 @@
 """The Scala rule suites (``extension/src/test/scala``): each rule of the extension tested alone on
-in-memory plans by ScalaTest, run through ``python -m pyspark_ext.testing.scala_suites`` (see
+in-memory plans by ScalaTest, run through ``python -m devtools.scala_suites`` (see
 docs/development.md). ScalaTest's report is shown when a suite fails."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
-from pyspark_ext.testing import scala_suites
+from devtools import scala_suites
 
 
-# A JVM of its own (ScalaTest's runner): `python -m pyspark_ext.testing.scala_suites` is the fast way
+# A JVM of its own (ScalaTest's runner): `python -m devtools.scala_suites` is the fast way
 @pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("mvn") is None and not scala_suites.scalatest_ready(),
                     reason="ScalaTest is fetched with Maven once, and mvn is not on PATH")

@@ -78,7 +78,7 @@ def test_tools_that_need_variant_or_pyspark_4_say_so_on_spark_35(capsys) -> None
     import pytest
 
     from pyspark_ext.__main__ import main
-    from pyspark_ext.testing import fuzz
+    from devtools import fuzz
     if LINE != "3.5":
         pytest.skip("pyspark 4.x has VARIANT and pyspark.sql.conversion")
     assert main(["producers", "status", "--path", "/nowhere"]) == 2

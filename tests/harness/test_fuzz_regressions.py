@@ -1,5 +1,5 @@
 """Queries the fuzzer found failing, reduced and saved in ``tests/harness/fuzz_regressions/*.sql``
-(``pyspark_ext.testing.regressions``), each run with the extension off and on over the fuzzer's
+(``devtools.regressions``), each run with the extension off and on over the fuzzer's
 tables. An entry whose status is ``open`` is a bug not fixed yet: it must still fail (strict
 xfail), so a fix shows up here and its entry is then marked ``fixed``."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from pyspark_ext.testing import fuzz
-from pyspark_ext.testing.regressions import Regression, load
+from devtools import fuzz
+from devtools.regressions import Regression, load
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 
 ENTRIES = load(Path(__file__).parent / "fuzz_regressions")

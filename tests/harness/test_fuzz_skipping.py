@@ -1,5 +1,5 @@
 """The differential fuzzer over files written for skipping: its shredded tables carry bloom filters,
-small row groups and pages (``pyspark_ext.testing.data.SKIPPING``), so its variant queries run
+small row groups and pages (``devtools.data.SKIPPING``), so its variant queries run
 with Parquet's row-group and page skipping under them. A short fixed run loses no row (no
 mismatch) and skips: a fuzz over such files that never skips would prove nothing about skipping.
 """
@@ -11,8 +11,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from pyspark_ext import jar
-from pyspark_ext.testing import fuzz
-from pyspark_ext.testing.skipping import Skips
+from devtools import fuzz
+from devtools.skipping import Skips
 from tests.support.differential import confs
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 

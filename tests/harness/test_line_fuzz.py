@@ -12,8 +12,8 @@ import pyspark
 import pytest
 
 from pyspark_ext import jar
-from pyspark_ext.testing import fuzz
-from pyspark_ext.testing.table_formats import ci_spark_lines
+from devtools import fuzz
+from devtools.table_formats import ci_spark_lines
 
 QUERIES = 30
 

@@ -1,4 +1,4 @@
-"""How failures are compared (``pyspark_ext.testing.outcome``, used by the fuzzer, ``verify`` and
+"""How failures are compared (``pyspark_ext.outcome``, used by the fuzzer, ``verify`` and
 the tests): Spark's wrapper errors are looked through to the errors they hold.
 
 Two query stages failing at once depends on timing (adaptive execution reports them together
@@ -13,7 +13,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from pyspark_ext import jar
-from pyspark_ext.testing.outcome import Outcome, difference, error_classes, failure
+from pyspark_ext.outcome import Outcome, difference, error_classes, failure
 from tests.support.lines import needs_variant_type
 
 # The JVM calls differ between Spark lines (4.0 has no PythonErrorUtils.getCondition, 3.5 no

@@ -1,5 +1,5 @@
 """Which table formats each Spark line's venv tests (``.ci/run-lines`` runs the folders
-``python -m pyspark_ext.testing.table_formats`` prints), and that every line a product names has a
+``python -m devtools.table_formats`` prints), and that every line a product names has a
 pom pinning a release built for that line's Scala version."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pyspark_ext import jar
-from pyspark_ext.testing import maven
-from pyspark_ext.testing.table_formats import PRODUCTS, for_this_line
+from devtools import maven
+from devtools.table_formats import PRODUCTS, for_this_line
 
 POM = "{http://maven.apache.org/POM/4.0.0}"
 

@@ -7,7 +7,7 @@ import pytest
 
 from pyspark_ext import verify
 from pyspark_ext.__main__ import main
-from pyspark_ext.testing.outcome import Outcome
+from pyspark_ext.outcome import Outcome
 
 #: What each stubbed query returns: (off, on)
 OUTCOMES = {

@@ -5,7 +5,7 @@ minimality alongside."""
 import pytest
 
 from pyspark_ext.data.adtech_deep import write_deep
-from pyspark_ext.data.deep_queries import QUERIES
+from devtools.deep_queries import QUERIES
 from tests.support.battery.run_battery import dev_label
 from tests.support.differential import compare
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyspark_ext.testing.data import write_tables
+from devtools.data import write_tables
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """One way to turn query results into comparable, sorted strings.
 
-The normaliser itself is the fuzzer's, ``pyspark_ext.testing.outcome.normalise``: one function
+The normaliser itself is the fuzzer's, ``pyspark_ext.outcome.normalise``: one function
 for both. Tests compare exactly by default (its ``exact`` mode); ``fuzzer=True`` compares as the
 fuzzer does.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from pyspark_ext.testing.outcome import normalise
+from pyspark_ext.outcome import normalise
 
 
 def comparable(x: Any, *, round_floats: bool = False) -> Any:

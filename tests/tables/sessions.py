@@ -4,7 +4,7 @@ Delta Lake, Iceberg and DataFusion Comet each need their jars and their own sess
 the JVM starts, and each is published for some Spark lines only. So each product's tests live in
 ``tests/tables/<product>/`` and run in a pytest process of their own, in the venv of a line the
 product is built for (``.ci/run-lines`` does that); anywhere else they skip, saying where they run.
-What each product needs: ``pyspark_ext.testing.table_formats``.
+What each product needs: ``devtools.table_formats``.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext import jar
-from pyspark_ext.testing.table_formats import PRODUCTS, Product, with_product
+from devtools.table_formats import PRODUCTS, Product, with_product
 
 __all__ = ["PRODUCTS", "Product", "skip_unless_line", "table_session"]
 

@@ -27,7 +27,7 @@ from pyspark.sql.types import (ArrayType, DataType, StructType, VariantType,
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
-from pyspark_ext.testing.data import DRAFT_SCHEMAS, SPEC_SCHEMAS, variant_json
+from devtools.data import DRAFT_SCHEMAS, SPEC_SCHEMAS, variant_json
 from tests.support.differential import ENABLED, confs
 
 pa = pytest.importorskip("pyarrow")

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from pyspark.sql import SparkSession  # noqa: E402
 
 from pyspark_ext.data.adtech_deep import DEEP_SCHEMA, leaf_count, write_deep  # noqa: E402
-from pyspark_ext.data.deep_queries import QUERIES  # noqa: E402
+from devtools.deep_queries import QUERIES  # noqa: E402
 from tests.support.differential import compare, run, strict_session  # noqa: E402
 
 DATA = "/tmp/battery_data"

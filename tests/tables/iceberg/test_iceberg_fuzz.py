@@ -1,6 +1,6 @@
 """The differential fuzzer in Iceberg mode (``--table-format iceberg``, ``fuzz_iceberg``): its
 tables carry the history it promises, and a fixed sample of its random queries over them gives
-stock Spark + Iceberg's outcome with the extension on. ``python -m pyspark_ext.testing.fuzz
+stock Spark + Iceberg's outcome with the extension on. ``python -m devtools.fuzz
 --table-format iceberg`` searches longer."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import pyspark_ext
 from pyspark_ext import jar
-from pyspark_ext.testing import fuzz, fuzz_iceberg
+from devtools import fuzz, fuzz_iceberg
 from tests.support.differential import ENABLED, confs
 
 QUERIES = 20

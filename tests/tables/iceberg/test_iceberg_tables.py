@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.differential import ENABLED, confs
 from tests.tables.iceberg.conftest import compare
-from pyspark_ext.testing.fuzz_iceberg import equality_delete
+from devtools.fuzz_iceberg import equality_delete
 
 MERGE_ON_READ = ("'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read', "
                  "'write.merge.mode'='merge-on-read'")

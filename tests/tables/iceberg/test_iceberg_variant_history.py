@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyspark_ext
 import pytest
 
-from pyspark_ext.testing.fuzz_iceberg import equality_delete
+from devtools.fuzz_iceberg import equality_delete
 from tests.tables.iceberg.test_iceberg_variant_reads import (OBJECT, OTHER, QUERIES, _by_extension, _create,
                                                              _insert, _warnings, compare, mixed_readers)
 

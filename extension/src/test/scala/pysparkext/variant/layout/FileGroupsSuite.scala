@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import pysparkext.variant.layout.FileGroups.{Shredded, Stored}
 
 /**
- * The files of one table as the fuzzer's spec-layout table holds them (`pyspark_ext.testing.data`):
+ * The files of one table as the fuzzer's spec-layout table holds them (`devtools.data`):
  * one column shredded by a different schema in each file, two of them conflicting with a third,
  * one shredded by the schema Spark infers for values that change type (levels without a
  * `typed_value`), one unshredded. The file system lists them in an order of its own.

@@ -1,4 +1,4 @@
-"""Differential fuzzer: ``python -m pyspark_ext.testing.fuzz --queries N --seed S [--kind ...]``.
+"""Differential fuzzer: ``python -m devtools.fuzz --queries N --seed S [--kind ...]``.
 
 Writes its own tables (``data``) to a temp dir, starts a Spark session with the extension in
 strict mode (an internal error in a rule fails the query instead of falling back), and runs each
@@ -38,13 +38,13 @@ import pyspark
 from pyspark.sql import SparkSession
 from sqlglot import exp
 
-from .._variant_types import VARIANT_TYPES
-from .. import jar
+from pyspark_ext._variant_types import VARIANT_TYPES
+from pyspark_ext import jar
 from . import fuzz_iceberg, grammar_nested, grammar_variant
 from .case import Case
 from .data import write_tables
 from .equivalence import exact_numeric_schemas
-from .outcome import ROW_ERRORS, Outcome, difference, run
+from pyspark_ext.outcome import ROW_ERRORS, Outcome, difference, run
 from .reduce import reduce
 from .regressions import save
 from .skipping import Skips
@@ -206,7 +206,7 @@ def session(master: str, confs: dict[str, str]) -> tuple[SparkSession, bool]:
         return active, False
     import os
 
-    from ..session import configure
+    from pyspark_ext.session import configure
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (SparkSession.builder.master(master).appName("pyspark-ext-fuzz")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
@@ -298,7 +298,7 @@ def fuzz(spark: SparkSession, paths: dict[str, str], queries: int, seed: int, ki
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pyspark_ext.testing.fuzz", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m devtools.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kind", choices=["nested", "variant", "all"], default="all")

@@ -1,4 +1,4 @@
-"""The fuzzer's tables as Iceberg tables with a history (``python -m pyspark_ext.testing.fuzz
+"""The fuzzer's tables as Iceberg tables with a history (``python -m devtools.fuzz
 --table-format iceberg``).
 
 The same generated data as ``data`` (the nested event log, the variant events) is written by stock

@@ -1,8 +1,8 @@
 """Compile and run the Scala rule suites (``extension/src/test/scala``) with ScalaTest.
 
-``python -m pyspark_ext.testing.scala_suites [ScalaTest Runner arguments]`` builds the extension
+``python -m devtools.scala_suites [ScalaTest Runner arguments]`` builds the extension
 jar (cached, see ``pyspark_ext.jar``), fetches ScalaTest once with Maven from
-``deps/scalatest/pom.xml`` into the cache (``pyspark_ext.testing.maven``), compiles the suites against pyspark's jars (cached by
+``deps/scalatest/pom.xml`` into the cache (``devtools.maven``), compiles the suites against pyspark's jars (cached by
 a hash of the suites and the jar) and runs them. Arguments go to ScalaTest's Runner, e.g.
 ``-s pysparkext.pruning.WholePlanSchemaPruningSuite`` for one suite, ``-z "pads"`` for the tests
 whose name holds a word. The exit code is non-zero when a suite fails.
@@ -18,9 +18,9 @@ import tempfile
 from pathlib import Path
 
 from pyspark_ext import jar
-from pyspark_ext.testing import maven
+from devtools import maven
 
-REPO = Path(__file__).resolve().parent.parent.parent
+REPO = Path(__file__).resolve().parent.parent
 TEST_SOURCES = REPO / "extension" / "src" / "test" / "scala"
 LOG_CONFIG = REPO / "extension" / "src" / "test" / "resources" / "log4j2.properties"
 

@@ -1,26 +1,55 @@
-"""What a query returned (its rows, or the class of its error) and whether two outcomes agree.
+"""What a query returned (its rows, or the class of its error) and whether two results are the same
+rows: the one definition of "same rows", used by ``verify``, the demo, the timed runs of the
+benchmarks (``alternating``), the differential fuzzer and the tests.
 
 Rows are compared as multisets, or as ordered lists where the query orders them: in runs of
 rows with equal sort keys (ties) the order is not defined, so an ordered comparison is made run
 by run, each run as a multiset, when the sort keys are known as positions of output columns.
-Doubles are compared to 12 significant digits: a plan that sums in another order (a Union of
-scans instead of one scan, other task splits) may change the last bits. VARIANT values are
-compared by ``equivalence.variant_text``: equal values may be encoded with different dictionaries,
-and the variant spec makes integers and decimals of equal value one value.
+
+Doubles are the same when they agree to a relative tolerance of 1e-10 (``RELATIVE_TOLERANCE``);
+every other value when it has the same type and is equal. A sum's last bits depend on the order it
+adds its rows in, which the plan decides (a Union of scans instead of one scan, a scan split into
+fewer tasks): stock Spark and the extension summing one column over a 20M-row log gave
+9599993.259999663 and 9599993.26000643, 7e-13 apart relatively. Rounding both sides to a number
+of significant digits is not a tolerance: two values that close can round apart (these two do, at
+12 digits), however many digits are kept. 1e-10 is well above what reordering a sum of doubles
+adds; a wrong row that moves a double by less goes unseen, as it would by rounding (12 digits miss
+it below about 5e-12). ``normalise`` still rounds doubles to 12 significant digits, for a stable
+form to print, count and sort; the comparison looks through that rounding too.
+
+VARIANT values are compared by ``variant_text``: equal values may be encoded with different
+dictionaries, and the variant spec makes integers and decimals of equal value one value.
 """
 from __future__ import annotations
 
+import base64
+import json
+import math
 import re
 import time
+from array import array
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
-from .._variant_types import VARIANT_VALUES
-from .equivalence import variant_text
+
+from ._variant_types import VARIANT_VALUES
+
+try:
+    from pyspark.sql.variant_utils import VariantUtils
+except ImportError:  # pyspark 3.5 has no VARIANT, so no variant value is ever printed
+    VariantUtils: Any = None
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import VariantVal
 
 ENABLED = "spark.pyspark_ext.enabled"
+
+#: Doubles within this relative distance of each other are the same (see the module's docstring).
+RELATIVE_TOLERANCE = 1e-10
 
 #: Errors that come from a value in some row: when two plans both fail with different ones of
 #: these, each plan met a different bad row first (which row comes first is up to the plan), so
@@ -98,9 +127,9 @@ def normalise(x: Any, *, exact: bool = False, round_floats: bool | None = None) 
         return ("variant", variant_text(x))
     if isinstance(x, (Row, list, tuple)):
         return tuple(normalise(i, round_floats=rounding) for i in x)
-    if isinstance(x, dict):
-        return ("map", tuple(sorted((repr(normalise(k, round_floats=rounding)),
-                                     repr(normalise(v, round_floats=rounding))) for k, v in x.items())))
+    if isinstance(x, dict):  # entries as values, so that the comparison's tolerance reaches them
+        return ("map", tuple(sorted(((normalise(k, round_floats=rounding), normalise(v, round_floats=rounding))
+                                     for k, v in x.items()), key=_order_key)))
     if rounding and isinstance(x, float):
         return float(f"{x:.12g}")
     if isinstance(x, bytearray):
@@ -197,35 +226,120 @@ def run(spark: SparkSession, sql: str, enabled: bool, scans: bool = False) -> Ou
 
 
 def _scans(df: DataFrame) -> list[dict[str, Any]]:
-    from ..explain import explain_read_schema
+    from .explain import explain_read_schema
     try:
         return explain_read_schema(df)
     except Exception:  # noqa: BLE001 - a report that cannot be made is not the query's outcome
         return []
 
 
-def _runs(rows: list[Any], keys: list[int]) -> list[Counter]:
-    groups: list[Counter] = []
-    last = object()
-    for r in rows:
-        key = tuple(repr(r[i]) for i in keys)
-        if key != last:
-            groups.append(Counter())
-            last = key
-        groups[-1][repr(r)] += 1
-    return groups
+def variant_text(v: VariantVal) -> str:
+    """A VARIANT as text in which values of one equivalence class of the variant spec print alike
+    (an exact number by its value, so ``77`` as int8 and as ``decimal(38,10)`` 77.0000000000
+    print ``77``) and values of different classes never do (a double prints with a ``d`` suffix:
+    ``3.0E10`` is ``30000000000.0d``, the decimal 30000000000.0 is ``30000000000``). Python's
+    ``VariantVal.toJson`` prints a decimal's scale and prints a double and a decimal of the same
+    digits alike, so it is exact where the spec is not and loose where the spec is strict."""
+    return _text(v.value, v.metadata, 0)
 
 
-def same_rows(want: list[Any], got: list[Any], order: list[int] | None) -> bool:
-    """Equal as multisets; with ``order`` (sort-key positions, ``[]``: the whole row is a total
-    key, or the order is otherwise total) also in the same order, runs of ties as multisets."""
-    if Counter(map(repr, want)) != Counter(map(repr, got)):
-        return False
-    if order is None:
+def _text(value: bytes, metadata: bytes, pos: int) -> str:
+    kind = VariantUtils._get_type(value, pos)
+    if kind is dict:
+        # Keys are sorted by the encoding already; sorting again costs little and states the intent.
+        return VariantUtils._handle_object(value, metadata, pos, lambda fields: "{" + ",".join(
+            json.dumps(k) + ":" + _text(value, metadata, p) for k, p in sorted(fields)) + "}")
+    if kind is array:
+        return VariantUtils._handle_array(value, pos, lambda items: "[" + ",".join(
+            _text(value, metadata, p) for p in items) + "]")
+    scalar = VariantUtils._get_scalar(kind, value, metadata, pos, "UTC")
+    if scalar is None:
+        return "null"
+    if isinstance(scalar, bool):
+        return "true" if scalar else "false"
+    if isinstance(scalar, (int, Decimal)):
+        return exact_number(Decimal(scalar))
+    if isinstance(scalar, float):
+        _, type_info = VariantUtils._get_type_info(value, pos)
+        return repr(scalar) + ("f" if type_info == VariantUtils.FLOAT else "d")
+    if isinstance(scalar, str):
+        return json.dumps(scalar)
+    if isinstance(scalar, bytes):
+        return "binary " + json.dumps(base64.b64encode(scalar).decode())
+    return f"{type(scalar).__name__} {json.dumps(str(scalar))}"  # date, datetime
+
+
+def exact_number(d: Decimal) -> str:
+    """One spelling per value: no exponent, no trailing zeros, no negative zero."""
+    return "0" if d == 0 else format(d.normalize(), "f")
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (tuple, list)):  # nested structs (Rows) and arrays
+        return tuple(_plain(i) for i in v)
+    return v
+
+
+def _order_key(v: Any) -> tuple[str, str]:
+    """Sorts rows alike on both sides when their doubles differ in the last bits only: by the row
+    with doubles to 6 significant digits, then (rows that tie so) by the row itself."""
+    def rounded(x: Any) -> Any:
+        if isinstance(x, float):
+            return float(f"{x:.6g}")
+        if isinstance(x, tuple):
+            return tuple(rounded(i) for i in x)
+        return x
+    return repr(rounded(v)), repr(v)
+
+
+def canonical_rows(rows: Iterable[Any]) -> list[Any]:
+    """Rows as nested tuples in an order that does not depend on the last bits of doubles."""
+    return sorted((_plain(r) for r in rows), key=_order_key)
+
+
+def same_value(x: Any, y: Any) -> bool:
+    """Doubles to ``RELATIVE_TOLERANCE`` (NaN is NaN), tuples item by item, all else by type and
+    ``==``."""
+    if isinstance(x, float) and isinstance(y, float):
+        return x == y or math.isclose(x, y, rel_tol=RELATIVE_TOLERANCE) or (math.isnan(x) and math.isnan(y))
+    if isinstance(x, tuple) and isinstance(y, tuple):
+        return len(x) == len(y) and all(same_value(i, j) for i, j in zip(x, y))
+    return type(x) is type(y) and x == y
+
+
+def _same_in_order(want: list[Any], got: list[Any]) -> bool:
+    return len(want) == len(got) and all(same_value(a, b) for a, b in zip(want, got))
+
+
+def _same_multiset(want: list[Any], got: list[Any]) -> bool:
+    if Counter(map(repr, want)) == Counter(map(repr, got)):
         return True
+    return _same_in_order(canonical_rows(want), canonical_rows(got))
+
+
+def _runs(rows: list[Any], keys: list[int]) -> list[list[Any]]:
+    """The rows in runs of equal sort keys (by ``same_value``), in order."""
+    runs: list[list[Any]] = []
+    last: tuple[Any, ...] | None = None
+    for r in rows:
+        key = tuple(_plain(r[i]) for i in keys)
+        if last is None or not same_value(key, last):
+            runs.append([])
+        last = key
+        runs[-1].append(r)
+    return runs
+
+
+def same_rows(want: list[Any], got: list[Any], order: list[int] | None = None) -> bool:
+    """The same rows (``same_value``), as multisets; with ``order`` (sort-key positions, ``[]``:
+    the whole row is a total key, or the order is otherwise total) also in the same order, runs
+    of ties as multisets."""
+    if order is None:
+        return _same_multiset(want, got)
     if not order:
-        return [repr(r) for r in want] == [repr(r) for r in got]
-    return _runs(want, order) == _runs(got, order)
+        return _same_in_order([_plain(r) for r in want], [_plain(r) for r in got])
+    runs_want, runs_got = _runs(want, order), _runs(got, order)
+    return len(runs_want) == len(runs_got) and all(map(_same_multiset, runs_want, runs_got))
 
 
 def difference(want: Outcome, got: Outcome, order: list[int] | None) -> str | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pyspark_ext import jar
 
-REPO = Path(__file__).resolve().parent.parent.parent
+REPO = Path(__file__).resolve().parent.parent
 DEPS = REPO / "deps"
 
 # "parquet-hadoop-1.16.0.jar" -> "parquet-hadoop"; "zstd-jni-1.5.7-3.jar" -> "zstd-jni"

@@ -1,5 +1,5 @@
-"""Analyst-style queries over the ``deep`` view (see adtech_deep.py), each with the minimal read
-schema worked out by hand from the query alone (not from the extension's code).
+"""Analyst-style queries over the ``deep`` view (``pyspark_ext.data.adtech_deep``), each with the
+minimal read schema worked out by hand from the query alone (not from the extension's code).
 
 QUERIES: name -> (sql, expected) where expected is a sorted list of read schemas (one per scan, as
 ``explain_read_schema`` prints them) or None when the minimum is not pinned down.
@@ -13,7 +13,7 @@ Conventions used for the hand-worked minimum:
 """
 from __future__ import annotations
 
-from .adtech_deep import pruned
+from pyspark_ext.data.adtech_deep import pruned
 
 QUERIES: dict[str, tuple[str, list[str] | None]] = {}
 

@@ -1,6 +1,6 @@
 """Delta Lake, Iceberg and DataFusion Comet beside the extension: which Spark lines each is tested
 on, and the session settings each needs. Their jars come from ``deps/<name>/spark-<line>/pom.xml``
-(one pinned release per line) through Maven (``pyspark_ext.testing.maven``). Used by
+(one pinned release per line) through Maven (``devtools.maven``). Used by
 ``tests/tables`` and ``python -m benchmarks tables``.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from pyspark_ext.testing import maven
+from devtools import maven
 
-REPO = Path(__file__).resolve().parent.parent.parent
+REPO = Path(__file__).resolve().parent.parent
 
 
 def ci_spark_lines() -> list[str]:

@@ -33,9 +33,9 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..data import adtech
-from ..shredding import shredded_leaf, write_shredded
-from ..spark_shredding import spark_shredding
+from pyspark_ext.data import adtech
+from pyspark_ext.shredding import shredded_leaf, write_shredded
+from pyspark_ext.spark_shredding import spark_shredding
 
 TABLES = ("nested", "variant_truth", "variant_draft", "variant_spec")
 
