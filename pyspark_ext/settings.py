@@ -8,7 +8,6 @@ values by those types, ``SET -v`` lists the settings with their docs, and the ta
 """
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Iterable
 
@@ -51,13 +50,34 @@ RENAMED: dict[str, str] = {PREFIX + "variant.draftLayout.enabled": SHREDDED_VARI
 """Older keys, still read when the current key is not set."""
 
 
+def known_keys() -> list[str]:
+    """Every key the extension reads, each followed by the older keys it was renamed from: the
+    order of ``ExtConf.knownKeys``, which decides between keys equally near a misspelt one."""
+    return [k for key in KEYS for k in (key, *(old for old, new in RENAMED.items() if new == key))]
+
+
+def distance(a: str, b: str) -> int:
+    """Levenshtein distance, the fewest characters inserted, deleted or replaced to turn ``a`` into
+    ``b``: a transposed or missing letter is one or two edits. ``UnknownKeys.distance`` in
+    ``ExtConf.scala`` computes the same, so both sides name the same nearest key."""
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        current = [i]
+        for j, y in enumerate(b, start=1):
+            current.append(min(previous[j - 1] + (x != y), previous[j] + 1, current[j - 1] + 1))
+        previous = current
+    return previous[-1]
+
+
 def nearest(key: str, known: Iterable[str] | None = None) -> str:
     """The known key most like ``key``, to name in an error about a misspelled one; or, given
     ``known`` (not empty), the name in it most like ``key``, such as a column or field name.
-    Compared ignoring case (Spark's identifiers and most misspellings do), returned as spelt."""
-    names = [*KEYS, *RENAMED] if known is None else list(known)
-    spelt = {name.lower(): name for name in reversed(names)}  # the first of names equal but for case
-    return spelt[difflib.get_close_matches(key.lower(), list(spelt), n=1, cutoff=0)[0]]
+    The rule of the jar's unknown-key warning (``UnknownKeys.nearest`` in ``ExtConf.scala``), so
+    that both name the same key: the least ``distance`` between the lower-cased names, the
+    first such name on a tie; returned as spelt.
+    ``tests/extension/fixtures/nearest_setting_keys.txt`` holds misspellings both sides check."""
+    wanted = key.lower()
+    return min(known_keys() if known is None else known, key=lambda name: distance(wanted, name.lower()))
 
 
 NUMBERS: tuple[str, ...] = (PRODUCERS_ROWS_PER_ROW_GROUP, PRODUCERS_ROWS_PER_FILE, PRODUCERS_ROW_GROUP_BYTES)

@@ -89,6 +89,18 @@ def test_unknown_key_warns_once_naming_the_nearest(spark, events):
     assert "nearest known setting is spark.pyspark_ext.strict " in warnings()[0]
 
 
+def test_unknown_key_warnings_name_the_key_configure_names(spark, events):
+    """The jar's rule for the nearest key is settings.nearest's: over the same misspellings
+    (fixtures/nearest_setting_keys.txt), each warning names the fixture's key."""
+    from tests.extension.test_nearest_setting import misspellings
+    pairs = misspellings()
+    with confs(spark, {misspelt: "true" for misspelt, _ in pairs}):
+        spark.sql(QUERY).collect()
+    warnings = spark._jvm.pysparkext.ExtConf.unknownKeyWarnings().mkString("\n").splitlines()
+    named = {w.split()[3]: w.split("nearest known setting is ")[1].split()[0] for w in warnings}
+    assert {misspelt: named.get(misspelt) for misspelt, _ in pairs} == dict(pairs)
+
+
 def test_configure_rejects_an_unknown_keyword_naming_the_nearest():
     from pyspark.sql import SparkSession
 
@@ -176,6 +188,8 @@ def test_settings_py_holds_the_jars_keys(spark):
     assert list(settings.KEYS) == [d.key for d in declared]
     assert settings.RENAMED == {a: d.key for d in declared for a in d.alternatives}
     assert {k: settings.value_type(k) for k in settings.KEYS} == {d.key: d.type for d in declared}
+    # the order settings.nearest breaks ties in, as the jar's unknown-key warning does
+    assert settings.known_keys() == spark._jvm.pysparkext.ExtConf.knownKeys().mkString("\n").split("\n")
 
 
 def test_set_v_lists_every_public_setting_with_its_doc(spark):
