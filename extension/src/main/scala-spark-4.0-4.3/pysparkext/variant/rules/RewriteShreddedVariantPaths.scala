@@ -1,423 +1,72 @@
 package pysparkext.variant.rules
 
-import scala.collection.mutable
-
-import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.expressions.aggregate.Count
-import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.catalyst.optimizer.{CollapseProject, ColumnPruning, RemoveNoopOperators}
-import org.apache.spark.sql.catalyst.plans.{Cross, ExistenceJoin, Inner, LeftAnti, LeftOuter, LeftSemi, RightOuter}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Generate, GlobalLimit, Join, LocalLimit,
-  LogicalPlan, Offset, Project, RebalancePartitions, Repartition, RepartitionByExpression, Sample, Sort,
-  SubqueryAlias, Union, Window}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.RuleExecutor
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.pysparkext.SparkInternals
-import org.apache.spark.sql.pysparkext.SparkInternals.{AggregateExpressionOf, CastOf, StructFieldOf, VariantGetOf}
-import org.apache.spark.sql.types.{BooleanType, VariantType}
-import org.apache.spark.unsafe.types.UTF8String
 
 import pysparkext.{ExtConf, GuardedRule}
-import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
 
 /**
  * Turns path reads of a shredded variant (draft or spec layout) into reads of its shredded columns.
  *
  * A shredded column reaches the plan as `reconstruct_shredded_variant(s) AS v` over the struct `s`
- * ([[ResolveShreddedVariantRelations]]). Every `variant_get`, `try_variant_get`, `v:path` and cast of
- * `v` with a constant path becomes a [[ShreddedVariantGet]] over `s`, and `v IS [NOT] NULL` (which
+ * ([[ResolveShreddedVariantRelations]], [[ReadIcebergVariantFiles]]). Every `variant_get`,
+ * `try_variant_get`, `v:path` and cast of `v` with a constant path becomes a
+ * [[pysparkext.variant.expressions.ShreddedVariantGet]] over `s`, and `v IS [NOT] NULL` (which
  * Spark also infers above filters on paths) and `count(v)` a null test of the parts of `s`
- * ([[ShreddedPaths.isPresent]]):
- *  - where the reconstruction is inline (filters pushed under the Project), in place;
- *  - where an operator above reads `v` by attribute, `s` is carried up next to `v` through every
- *    operator that passes its child's columns on, and the operator reads the path from `s`.
- * Column pruning then drops `v` wherever nothing needs it whole, and nested schema pruning reads
- * only the leaves on the paths.
+ * ([[ShreddedPaths.isPresent]]). Three steps, each an algorithm of its own:
+ *  1. [[InlineShreddedPathReads]]: where the reconstruction is inline (filters pushed under the
+ *     Project), in place;
+ *  1. [[PushShreddedPathReadsIntoUnion]]: where an operator above a Union reads paths of a
+ *     variant its children rebuild each from their own struct, into the children;
+ *  1. [[CarryShreddedStructsUp]]: where an operator above reads `v` by attribute, `s` is carried
+ *     up next to `v` and the operator reads the path from `s`.
+ * Column pruning then drops `v` wherever nothing needs it whole (the clean-up batch below), and
+ * nested schema pruning reads only the leaves on the paths.
  *
- * Safe because [[ShreddedVariantGet]] returns exactly what the expression it replaces returns (it
- * casts with the same Spark code, error mode and time zone), and carrying an extra column up
- * changes no operator's result.
+ * Safe because each step is (see each one's own account), and the clean-up is Spark's own
+ * column pruning.
  *
  * {{{
  *   Before: Project [variant_get(reconstruct_shredded_variant(s), $.user.id, int) AS id]
  *           +- Relation [s: struct<untyped_value, object: struct<user: struct<...>>>]
  *   After:  Project [shredded_variant_get(s.object.user.object.id.typed_value,
  *                                         s.object.user.untyped_value, ..., $.user.id, int) AS id]
- *           +- Relation [s]     (nested schema pruning then reads just those leaves)
+ *           +- Relation [s]
  * }}}
  */
 object RewriteShreddedVariantPaths extends GuardedRule {
   override protected def featureConf = ExtConf.ShreddedVariant
 
+  /**
+   * Two passes, not a fixed point: the one thing a pass can leave for another is a read it pushed
+   * into a Union's children, which becomes inline there once the first pass's clean-up has dropped
+   * the variant column, and the second pass rewrites it. A third pass found nothing left in any
+   * test; run to a fixed point it would cost every rewritten query that confirming pass.
+   */
   override protected def rewrite(plan: LogicalPlan): LogicalPlan = {
-    // Once path reads above a Union move into its children and pruning drops the variant column
-    // there, the children's own reads of the variant can be rewritten: a second pass does that.
     val once = rewriteOnce(plan)
     if (once eq plan) once else rewriteOnce(once)
   }
 
   private def rewriteOnce(plan: LogicalPlan): LogicalPlan = {
-    if (!plan.exists(_.expressions.exists(_.exists(e =>
-        e.isInstanceOf[ReconstructShreddedVariant] || e.isInstanceOf[RebuildShreddedStruct])))) {
-      return plan
-    }
-    val inlined = plan.transformUp { case n => n.transformExpressionsUp(fieldsOfRebuiltStructs) }
-      .transformAllExpressions(inline)
-    val intoUnions = readPathsInUnions(inlined)
-    val carried = restoreOutputs(intoUnions, carry(intoUnions))
+    if (!InlineShreddedPathReads.rebuildsAny(plan)) return plan
+    val inlined = InlineShreddedPathReads(plan)
+    val carried = CarryShreddedStructsUp(PushShreddedPathReadsIntoUnion(inlined))
     if (carried eq inlined) return inlined
     val narrowed = if (carried.output == plan.output) carried else Project(plan.output, carried)
-    cleanUp(narrowed, rounds = 4).transformUp { case n => n.transformExpressionsUp(fieldsOfRebuiltStructs) }
-      .transformAllExpressions(inline)
-  }
-
-  /** Drops what no longer needs reading; one pass can leave a column a later pass removes. */
-  @scala.annotation.tailrec
-  private def cleanUp(plan: LogicalPlan, rounds: Int): LogicalPlan = {
-    val next = RemoveNoopOperators(CollapseProject(ColumnPruning(plan)))
-    if (rounds <= 1 || next.fastEquals(plan)) next else cleanUp(next, rounds - 1)
-  }
-
-  private def zone(tz: Option[String]): Option[String] =
-    tz.orElse(Some(SQLConf.get.sessionLocalTimeZone))
-
-  /**
-   * Path reads of a variant whose shredded struct `source` can name: `(struct, column)` for a
-   * reconstruction inline, or for an attribute rebuilt from a struct carried beside it.
-   */
-  private def pathReads(source: Expression => Option[(Expression, String)])
-      : PartialFunction[Expression, Expression] = {
-    object ShreddedSource { def unapply(e: Expression): Option[(Expression, String)] = source(e) }
-    {
-      case IsNotNull(ShreddedSource(s, _)) => ShreddedPaths.isPresent(s)
-      case IsNull(ShreddedSource(s, _)) => Not(ShreddedPaths.isPresent(s))
-      // count(v) counts the rows whose v is not NULL: it needs no more of v than a null test.
-      case c: Count if c.children.exists(ShreddedSource.unapply(_).isDefined) =>
-        c.copy(children = c.children.map {
-          case ShreddedSource(s, _) => If(ShreddedPaths.isPresent(s), Literal.TrueLiteral, Literal(null, BooleanType))
-          case other => other
-        })
-      case c @ CastOf(VariantGetOf(ShreddedSource(s, col), Literal(p: UTF8String, _), VariantType, _, _),
-          to, _, mode) if to != VariantType =>
-        ShreddedPaths.get(s, col, p.toString, to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case c @ CastOf(ShreddedSource(s, col), to, _, mode) if to != VariantType =>
-        ShreddedPaths.get(s, col, "$", to, mode != EvalMode.TRY, zone(c.timeZoneId))
-      case VariantGetOf(ShreddedSource(s, col), Literal(p: UTF8String, _), to, fail, tz) =>
-        ShreddedPaths.get(s, col, p.toString, to, fail, zone(tz))
-    }
+    InlineShreddedPathReads(CleanUp.execute(narrowed))
   }
 
   /**
-   * A field of a struct rebuilt around shredded VARIANT fields, read from the same field of the
-   * struct as read: a plain field as it is, a VARIANT field as its reconstruction, whose path
-   * reads the inline rewrite then turns into leaf reads (`s.w:a` reads as `v:a` would).
+   * Drops what the steps left unread: the variant where only paths of it are read now, the
+   * projections that only passed it on. One round can leave a column a later round removes, so
+   * the rules run to a fixed point, bounded as Spark bounds its own operator optimisation.
    */
-  private val fieldsOfRebuiltStructs: PartialFunction[Expression, Expression] = {
-    case StructFieldOf(r: RebuildShreddedStruct, ordinal) => r.field(ordinal)
-  }
-
-  private val inline = pathReads {
-    case ReconstructShreddedVariant(s, col) => Some(s -> col)
-    case _ => None
-  }
-
-  /**
-   * Path reads of a variant that children of a Union rebuild from their own structs (a table
-   * whose files shred differently), in an operator above the Union: each read becomes a new
-   * column of every Union child, computed there from that child's struct, passed up to the
-   * operator through the operators between (projections, filters, sorts, joins on a side whose
-   * rows they keep), and the operator reads the column. Spark pushes projections into a Union's
-   * children, where the inline rewrite applies, but never an aggregate, a join condition or a
-   * generator: `sum(variant_get(v, '$.id', 'bigint'))`, `GROUP BY v:kind`, `JOIN ... ON v:id = k`
-   * or `variant_explode(v:items)` over the Union would otherwise rebuild `v` whole from every
-   * column of every file. Likewise `count(v)` becomes `count(if(v IS NOT NULL, true, null))`,
-   * whose null test needs only the group's nullness. A child that reads the column as a VARIANT
-   * of its own, not rebuilt (Iceberg's reader of the files of an Iceberg relation it keeps),
-   * computes the same read of its own column.
-   *
-   * Safe because every child gains the same columns in the same order, so the Union's columns
-   * stay aligned, each column is the very expression it replaces (computed from the struct that
-   * child rebuilt `v` from, or from the child's own `v`), and the operator's own output is
-   * restored. A read is computed in
-   * the children for every row of the Union, so a read that can raise an error (a strict cast)
-   * moves only where the operator evaluates it for every row of the Union too: no filter or join
-   * between, not inside a conditional branch (`CASE`, `IF`, `COALESCE`, the right of `AND`/`OR`,
-   * an aggregate's `FILTER`, a lambda). Elsewhere only reads that cannot fail move: the variant
-   * at a path (`v:user.id`, whose cast then stays in the operator; `variant_get(v, '$.a', 'int')`
-   * becomes `variant_get(c, '$', 'int')` of the column `c` of `v`'s variant at `$.a`: the same
-   * value, cast the same way), `try_` reads, null tests. A
-   * join's null-supplying side passes nothing up (its null rows would turn a null test's false
-   * into NULL).
-   *
-   * {{{
-   *   Before: Aggregate [k], [k, sum(try_variant_get(v, $.price, decimal))]
-   *           +- Union
-   *              :- Project [reconstruct_shredded_variant(s1) AS v, cast(v:kind as string) AS k] ...
-   *              +- Project [reconstruct_shredded_variant(s2) AS v2, ...] ...
-   *   After:  Aggregate [k], [k, sum(_variant_path)]
-   *           +- Union
-   *              :- Project [v, k, shredded_variant_get(s1.typed_value.price..., $.price) AS _variant_path]
-   *              +- Project [v2, k2, shredded_variant_get(s2.typed_value.price..., $.price) AS _variant_path]
-   *   (column pruning then drops v; a second pass rewrites k from s1 and s2 in each child)
-   * }}}
-   */
-  private def readPathsInUnions(plan: LogicalPlan): LogicalPlan = plan.transformUp {
-    case n @ (_: Aggregate | _: Project | _: Join | _: Generate | _: Filter | _: Sort) =>
-      val rewritten = n.children.indices.foldLeft(n)((node, i) => overUnionsBelow(node, i))
-      if ((rewritten eq n) || rewritten.output == n.output) rewritten else Project(n.output, rewritten)
-  }
-
-  /**
-   * The Unions below `plan` through operators that pass their columns on, each with whether
-   * every row of the Union reaches `plan`.
-   */
-  private def unionsBelow(plan: LogicalPlan, everyRow: Boolean): Seq[(Union, Boolean)] = plan match {
-    case u: Union => Seq(u -> everyRow)
-    case p: Project => unionsBelow(p.child, everyRow)
-    case s: Sort => unionsBelow(s.child, everyRow)
-    case s: SubqueryAlias => unionsBelow(s.child, everyRow)
-    case f: Filter => unionsBelow(f.child, everyRow = false)
-    case j: Join =>
-      val left = j.joinType match {
-        case Inner | Cross | LeftOuter | LeftSemi | LeftAnti | _: ExistenceJoin => true
-        case _ => false
-      }
-      val right = j.joinType match {
-        case Inner | Cross | RightOuter => true
-        case _ => false
-      }
-      (if (left) unionsBelow(j.left, everyRow = false) else Nil) ++
-        (if (right) unionsBelow(j.right, everyRow = false) else Nil)
-    case _ => Nil
-  }
-
-  private def overUnionsBelow(node: LogicalPlan, i: Int): LogicalPlan = {
-    // A join evaluates its condition on pairs, not on every row of each side.
-    val everyRow = !node.isInstanceOf[Join]
-    unionsBelow(node.children(i), everyRow).foldLeft(node) { case (current, (u, all)) =>
-      overUnion(current, i, u, all).getOrElse(current)
-    }
-  }
-
-  /**
-   * Where `plan` (a Union child) rebuilds its column `a` from a struct: the struct, the column's
-   * name, and `plan` changed to output the struct too (passed up from the projection that
-   * rebuilds it).
-   */
-  private def rebuiltIn(plan: LogicalPlan, a: Attribute): Option[(LogicalPlan, Attribute, String)] = {
-    def withStruct(list: Seq[NamedExpression], s: Attribute) =
-      if (list.exists(_.exprId == s.exprId)) list else list :+ s
-    plan match {
-      case p @ Project(list, child) => list.find(_.exprId == a.exprId) match {
-        case Some(Alias(ReconstructShreddedVariant(s: Attribute, col), _)) if child.outputSet.contains(s) =>
-          Some((p.copy(projectList = withStruct(list, s)), s, col))
-        case Some(_: Attribute) => rebuiltIn(child, a).map { case (c, s, col) =>
-          (Project(withStruct(list, s), c), s, col)
-        }
-        case _ => None
-      }
-      case f: Filter => rebuiltIn(f.child, a).map { case (c, s, col) => (f.copy(child = c), s, col) }
-      case _ => None
-    }
-  }
-
-  private def overUnion(node: LogicalPlan, i: Int, u: Union, everyRow: Boolean): Option[LogicalPlan] = {
-    // Union column -> per child: Some((struct, column name)) where the child rebuilds it from a
-    // struct, None where the child reads it as a VARIANT of its own (the files of an Iceberg
-    // relation that Iceberg's reader keeps); some child rebuilds it.
-    val rebuilt: Map[ExprId, Seq[Option[(Attribute, String)]]] = u.output.zipWithIndex.flatMap { case (out, k) =>
-      val perChild = u.children.map(c => rebuiltIn(c, c.output(k)).map { case (_, s, col) => (s, col) })
-      val readable = u.children.zip(perChild).forall { case (c, p) => p.isDefined || c.output(k).dataType == VariantType }
-      if (readable && perChild.exists(_.isDefined)) Some(out.exprId -> perChild) else None
-    }.toMap
-    if (rebuilt.isEmpty || !node.references.exists(a => rebuilt.contains(a.exprId))) return None
-    def isRebuilt(e: Expression) = e match {
-      case a: Attribute => rebuilt.contains(a.exprId)
-      case _ => false
-    }
-    // count(v) counts the rows whose v is not NULL: a null test of v, which needs no leaf.
-    val counted = node.transformExpressions {
-      case c: Count if c.children.exists(isRebuilt) => c.copy(children = c.children.map {
-        case a if isRebuilt(a) => If(IsNotNull(a), Literal.TrueLiteral, Literal(null, BooleanType))
-        case other => other
-      })
-    }
-    // Which reads move: those a child that rebuilds the column reads from its struct.
-    val first = valuePathReads(pathReads {
-      case a: Attribute => rebuilt.get(a.exprId).flatMap(_.flatten.headOption)
-      case _ => None
-    })
-    // A read as child `j` computes it: from its struct, or, where the child reads the VARIANT
-    // whole, the same read of the child's own column, as the operator above computes it.
-    def readsIn(j: Int): PartialFunction[Expression, Expression] = {
-      val own: Map[ExprId, Attribute] = rebuilt.collect {
-        case (id, perChild) if perChild(j).isEmpty => id -> u.children(j).output(u.output.indexWhere(_.exprId == id))
-      }
-      valuePathReads(pathReads {
-        case a: Attribute => rebuilt.get(a.exprId).flatMap(_(j))
-        case _ => None
-      }).orElse {
-        case e if first.isDefinedAt(e) => e.transform { case a: Attribute if own.contains(a.exprId) => own(a.exprId) }
-      }
-    }
-    val found = mutable.LinkedHashMap.empty[Expression, Expression]
-    // A strict read that may not move: its variant at the path moves, its cast stays (read at `$`).
-    val deferred = mutable.Map.empty[Expression, (Expression, VariantGet)]
-    def collect(e: Expression, always: Boolean): Unit = {
-      if (first.isDefinedAt(e) && e.deterministic) {
-        if ((everyRow && always) || cannotFail(e)) found.getOrElseUpdate(e.canonicalized, e)
-        else e match {
-          case g @ VariantGetOf(a: Attribute, p, to, _, tz) if isRebuilt(a) && to != VariantType =>
-            val variant = SparkInternals.variantGet(a, p, VariantType, failOnError = true, tz)
-            found.getOrElseUpdate(variant.canonicalized, variant)
-            deferred(e.canonicalized) = (variant.canonicalized, g)
-          case _ =>
-        }
-      }
-      val evaluated: Seq[Expression] = e match {
-        case c: ConditionalExpression => c.alwaysEvaluatedInputs
-        case a: And => Seq(a.left)
-        case o: Or => Seq(o.left)
-        case AggregateExpressionOf(_, _, _, filter @ Some(_)) => filter.toSeq
-        case h: HigherOrderFunction => h.arguments
-        case _ => e.children
-      }
-      e.children.foreach(c => collect(c, always && evaluated.exists(_ eq c)))
-    }
-    counted.expressions.foreach(collect(_, always = true))
-    if (found.isEmpty) return None
-    val reads = found.values.toSeq
-    val newChildren = u.children.zipWithIndex.map { case (c, j) =>
-      val withStructs = rebuilt.keys.toSeq.sortBy(id => u.output.indexWhere(_.exprId == id))
-        .foldLeft(c) { (plan, id) =>
-          rebuiltIn(plan, c.output(u.output.indexWhere(_.exprId == id))).map(_._1).getOrElse(plan)
-        }
-      val rule = readsIn(j)
-      Project(c.output ++ reads.map(e => SparkInternals.newAlias(rule(e), "_variant_path")), withStructs)
-    }
-    val union = u.withNewChildren(newChildren).asInstanceOf[Union]
-    val added = union.output.drop(u.output.length)
-    val child = withColumnsFrom(node.children(i), u, union, added.map(_.exprId).toSet)
-    val columns = reads.map(_.canonicalized).zip(added.map(a => child.output.find(_.exprId == a.exprId).get)).toMap
-    val newNode = counted.withNewChildren(node.children.updated(i, child))
-    Some(newNode.transformExpressionsDown {
-      case e if columns.contains(e.canonicalized) => columns(e.canonicalized)
-      case e if deferred.contains(e.canonicalized) =>
-        val (variant, g) = deferred(e.canonicalized)
-        SparkInternals.withVariantGetInput(g, columns(variant), Literal("$"))
-    })
-  }
-
-  /** A read that raises no error whatever the row holds. */
-  private def cannotFail(e: Expression): Boolean = e match {
-    case _: IsNull | _: IsNotNull | _: Attribute => true
-    case VariantGetOf(_, _, to, failOnError, _) => to == VariantType || !failOnError
-    case CastOf(child, _, _, EvalMode.TRY) => cannotFail(child)
-    case _ => false
-  }
-
-  /** `plan` with the Union `from` replaced by `to`, its columns `added` passed up to the top. */
-  private def withColumnsFrom(plan: LogicalPlan, from: Union, to: Union, added: Set[ExprId]): LogicalPlan =
-    if (plan eq from) to else {
-      val children = plan.children.map(withColumnsFrom(_, from, to, added))
-      if (children.zip(plan.children).forall { case (a, b) => a eq b }) plan else plan match {
-        case p: Project => Project(p.projectList ++ children.head.output.filter(a => added.contains(a.exprId)),
-          children.head)
-        case other => other.withNewChildren(children)
-      }
-    }
-
-  /** The path reads that are values of the row (not aggregate functions such as `count(v)`). */
-  private def valuePathReads(reads: PartialFunction[Expression, Expression])
-      : PartialFunction[Expression, Expression] = {
-    case e if !e.isInstanceOf[Count] && reads.isDefinedAt(e) => reads(e)
-  }
-
-  /**
-   * Operators that read their child's columns by reference, so an extra column from below is
-   * harmless. Any other operator (a write command, a set operation) sees its child exactly as
-   * before: carrying only adds columns to Project lists and never changes the tree's shape, so
-   * the original child's output says what to restore.
-   */
-  private def readsByReference(p: LogicalPlan): Boolean = p match {
-    case _: Project | _: Filter | _: Join | _: Window | _: Generate | _: Sort | _: GlobalLimit |
-         _: LocalLimit | _: Offset | _: Sample | _: Aggregate | _: SubqueryAlias | _: Repartition |
-         _: RepartitionByExpression | _: RebalancePartitions => true
-    case _ => false
-  }
-
-  private def restoreOutputs(original: LogicalPlan, rewritten: LogicalPlan): LogicalPlan = {
-    if (original.children.length != rewritten.children.length) return rewritten
-    val children = original.children.zip(rewritten.children).map { case (o, r) =>
-      val restored = restoreOutputs(o, r)
-      if (readsByReference(rewritten) || restored.output.map(_.exprId) == o.output.map(_.exprId)) {
-        restored
-      } else {
-        Project(o.output, restored)
-      }
-    }
-    if (children.zip(rewritten.children).forall { case (a, b) => a eq b }) rewritten
-    else rewritten.withNewChildren(children)
-  }
-
-  /** The attribute a chain of struct field reads starts from (the attribute itself included). */
-  private object FieldsOf {
-    def unapply(e: Expression): Option[Attribute] = e match {
-      case a: Attribute => Some(a)
-      case StructFieldOf(c, _) => unapply(c)
-      case _ => None
-    }
-  }
-
-  private def carry(plan: LogicalPlan): LogicalPlan = {
-    // v's expression id -> (the struct attribute it was rebuilt from, its rebuild: a variant's
-    // reconstruction, or a struct's around its shredded VARIANT fields)
-    val defined = mutable.Map.empty[ExprId, (Attribute, Expression)]
-    // A Union's children must keep their column lists aligned, so nothing is carried out of one;
-    // Spark pushes projections and filters into Union children, where the inline rewrite applies.
-    val unionInputs = plan.collect { case u: Union => u.children.flatMap(_.output.map(_.exprId)) }
-      .flatten.toSet
-    plan.transformUp { case node =>
-      // A carried struct reaches a node only through children that keep it: below any other
-      // operator restoreOutputs narrows the child back to its original columns.
-      val visible = node.children.filter(readsByReference).flatMap { c =>
-        val out = c.outputSet
-        defined.filter { case (v, (s, _)) => out.exists(_.exprId == v) && out.contains(s) }
-      }.toMap
-      // A carried variant, or a VARIANT field (at any depth) of a carried struct.
-      def rebuild(e: Expression): Option[Expression] = e match {
-        case a: Attribute => visible.get(a.exprId).map(_._2)
-        case StructFieldOf(c, ordinal) =>
-          rebuild(c).collect { case r: RebuildShreddedStruct => r.field(ordinal) }
-        case _ => None
-      }
-      // Any other field of a carried struct is read from the struct as read, so only that field
-      // of it is read (a VARIANT field then through its reconstruction).
-      val fields: PartialFunction[Expression, Expression] = {
-        case e @ StructFieldOf(_, _) if rebuild(e).isDefined => rebuild(e).get
-      }
-      val rewritten =
-        if (visible.isEmpty) node else node.transformExpressionsDown(pathReads { e =>
-          rebuild(e).collect { case ReconstructShreddedVariant(s, col) => s -> col }
-        }.orElse(fields))
-      rewritten match {
-        case p @ Project(list, child) =>
-          val defs = list.collect {
-            // A VARIANT field of a struct too (`s.w`, which Spark's nested column aliasing
-            // may have given a column of its own): the struct is carried.
-            case a @ Alias(r @ ReconstructShreddedVariant(FieldsOf(s), _), _)
-                if child.outputSet.contains(s) && !unionInputs.contains(a.exprId) =>
-              a.exprId -> (s, r: Expression)
-            case a @ Alias(r @ RebuildShreddedStruct(s: Attribute, _, _), _)
-                if child.outputSet.contains(s) && !unionInputs.contains(a.exprId) =>
-              a.exprId -> (s, r: Expression)
-          }
-          defined ++= defs
-          val passing = (visible ++ defs).collect {
-            case (v, (s, _)) if list.exists(_.exprId == v) && !list.exists(_.exprId == s.exprId) => s
-          }.toSeq.distinct
-          if (passing.isEmpty) p else p.copy(projectList = list ++ passing)
-        case other => other
-      }
-    }
+  private object CleanUp extends RuleExecutor[LogicalPlan] {
+    override protected def batches: Seq[Batch] = Seq(Batch("Prune after shredded path reads",
+      FixedPoint(SQLConf.get.optimizerMaxIterations, maxIterationsSetting = SQLConf.OPTIMIZER_MAX_ITERATIONS.key),
+      ColumnPruning, CollapseProject, RemoveNoopOperators))
   }
 }
