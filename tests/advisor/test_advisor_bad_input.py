@@ -107,7 +107,7 @@ def test_cli_no_analysable_query_exits_1_and_lists_the_failures(tmp_path, capsys
     code, out, err = advise(capsys, "--queries", str(workload), "--table", f"t={DDL}")
     assert code == 1
     assert "analysed: 0, failed: 2" in out
-    assert f"FAILED {workload}:1 (statement 1): unknown column nope (line 1, column 8); did you mean v?" in out
+    assert f"FAILED {workload}:1 (statement 1): unknown column nope (line 1, column 8); did you mean id?" in out
     assert err.strip() == "advise: none of the 2 queries could be analysed (see the failures)"
 
 
