@@ -190,36 +190,8 @@ def leaf_count(t: DataType) -> int:
 
 
 def pruned(*paths: str, schema: StructType = DEEP_SCHEMA) -> str:
-    """The catalogString of ``schema`` pruned to ``paths``, fields in their original order.
+    """The catalogString of ``schema`` pruned to dotted ``paths`` (``pyspark_ext.advisor.prune``,
+    strict: a path naming no field raises ``KeyError``)."""
+    from pyspark_ext.advisor.schema_on_read import prune
 
-    A path is dotted field names; arrays are walked through to their elements and maps to their
-    values (a map's key is always kept). A path that stops at a struct, array or map keeps all of it.
-    """
-    tree: dict = {}
-    for p in paths:
-        parts = p.split(".")
-        node = tree
-        for part in parts[:-1]:
-            child = node.setdefault(part, {})
-            if child is None:  # an ancestor is already whole
-                break
-            node = child
-        else:
-            node[parts[-1]] = None
-
-    def walk(t: DataType, sel) -> DataType:
-        if sel is None:
-            return t
-        if isinstance(t, ArrayType):
-            return ArrayType(walk(t.elementType, sel), t.containsNull)
-        if isinstance(t, MapType):
-            return MapType(t.keyType, walk(t.valueType, sel), t.valueContainsNull)
-        if isinstance(t, StructType):
-            unknown = set(sel) - set(t.names)
-            if unknown:
-                raise KeyError(f"no field {unknown} in {t.simpleString()}")
-            return StructType([StructField(f.name, walk(f.dataType, sel[f.name]), True)
-                               for f in t.fields if f.name in sel])
-        raise KeyError(f"cannot select {sel} inside {t.simpleString()}")
-
-    return walk(schema, tree).simpleString()
+    return prune(schema, {tuple(p.split(".")) for p in paths}, strict=True).simpleString()
