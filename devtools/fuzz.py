@@ -29,8 +29,6 @@ import random
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +43,7 @@ from .case import Case
 from .data import write_tables
 from .equivalence import exact_numeric_schemas
 from pyspark_ext.outcome import ROW_ERRORS, Outcome, difference, run
+from pyspark_ext.scoped_confs import scoped_confs
 from .reduce import reduce
 from .regressions import save
 from .skipping import Skips
@@ -80,16 +79,6 @@ def draw(seed: int, number: int, kind: str, table_format: str = "parquet",
     return case
 
 
-@contextmanager
-def _ansi(spark: SparkSession, on: bool) -> Iterator[None]:
-    before = spark.conf.get(ANSI, None)
-    spark.conf.set(ANSI, str(on).lower())
-    try:
-        yield
-    finally:
-        spark.conf.unset(ANSI) if before is None else spark.conf.set(ANSI, before)
-
-
 #: Stock Spark's own behaviours that make it fail where the extension's plan does not; each is
 #: (when it applies, the setting that turns it off, what it explains). Where stock Spark fails so
 #: and the extension does not, the stock query runs again with the setting: if it then agrees,
@@ -121,7 +110,7 @@ PUSH_VARIANT = "spark.sql.variant.pushVariantIntoScan"
 def check(spark: SparkSession, case: Case, paths: dict[str, str]) -> Result:
     """Stock Spark on the reference table against the extension on the case's table."""
     judged = judged_as(case)
-    with _ansi(spark, case.ansi):
+    with scoped_confs(spark, {ANSI: str(case.ansi).lower()}):
         want = run(spark, judged.sql(paths, table=case.reference), enabled=False)
         # the read report of variant queries: how much the shredded tables' skipping skipped
         got = run(spark, judged.sql(paths), enabled=True, scans=case.kind == "variant")

@@ -51,13 +51,14 @@ position (the table's first, second, ... commit), and so the same data and schem
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pyspark.sql import SparkSession
 from sqlglot import exp
+
+from pyspark_ext.scoped_confs import scoped_confs
 
 from .case import Case, CatalogTable, Snapshot
 from .data import variant_json
@@ -101,18 +102,6 @@ def session_confs(line: str) -> dict[str, str]:
 SETUP = {ENABLED: "false", "spark.sql.planChangeValidation": "false"}
 
 
-@contextmanager
-def _stock(spark: SparkSession) -> Iterator[None]:
-    before = {key: spark.conf.get(key, None) for key in SETUP}
-    for key, value in SETUP.items():
-        spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in before.items():
-            spark.conf.unset(key) if value is None else spark.conf.set(key, value)
-
-
 def _catalog(spark: SparkSession, warehouse: Path) -> None:
     key = f"spark.sql.catalog.{CATALOG}"
     known = spark.conf.get(f"{key}.warehouse", None)
@@ -133,7 +122,7 @@ def write_tables(spark: SparkSession, directory: str | Path, rows: int = 1200, s
     only (Spark 3.5 has no VARIANT)."""
     base = Path(directory)
     _catalog(spark, base / "warehouse")
-    with _stock(spark):
+    with scoped_confs(spark, SETUP):
         source = write_parquet_tables(spark, base / "parquet", rows=rows, seed=seed, variant=False)["nested"]
         tables = {"nested": _nested(spark, source, rows)}
         if variant:

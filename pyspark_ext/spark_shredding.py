@@ -4,9 +4,10 @@ write of a VARIANT in this project (tests, benchmarks, the demo, the advisor, th
 which it wants through this one context manager."""
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
+
+from .scoped_confs import scoped_confs
 
 WRITE_SHREDDING = "spark.sql.variant.writeShredding.enabled"
 FORCED_SCHEMA = "spark.sql.variant.forceShreddingSchemaForTest"
@@ -21,16 +22,7 @@ def shredding_settings(shred: bool, schema: str | None = None) -> dict[str, str 
     return {WRITE_SHREDDING: str(shred).lower(), FORCED_SCHEMA: forced}
 
 
-@contextmanager
-def spark_shredding(spark: Any, shred: bool, schema: str | None = None) -> Iterator[None]:
+def spark_shredding(spark: Any, shred: bool, schema: str | None = None) -> AbstractContextManager[None]:
     """Spark's writer shreds (by ``schema``, or by what it infers) or not for the writes inside;
     the session's settings before are restored after. ``spark`` may be a Spark Connect session."""
-    settings = shredding_settings(shred, schema)
-    before = {key: spark.conf.get(key, None) for key in settings}
-    try:
-        for key, value in settings.items():
-            spark.conf.unset(key) if value is None else spark.conf.set(key, value)
-        yield
-    finally:
-        for key, value in before.items():
-            spark.conf.unset(key) if value is None else spark.conf.set(key, value)
+    return scoped_confs(spark, shredding_settings(shred, schema))

@@ -21,6 +21,7 @@ from devtools import fuzz, grammar_nested, grammar_variant
 from devtools.case import Case, CatalogTable, Snapshot
 from devtools.data import DRAFT_SCHEMAS
 from pyspark_ext.outcome import Outcome, difference, normalise, run, same_rows, variant_text
+from pyspark_ext.scoped_confs import scoped_confs
 from devtools.equivalence import exact_numeric_schemas
 from devtools.reduce import reduce
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
@@ -260,12 +261,8 @@ def test_stock_spark_divergences_are_told_apart_from_mismatches(spark: SparkSess
     result = fuzz.check(spark, case, fuzz_tables)
     assert result.finding is None and result.diverged, (result.finding, result.want.error, result.got.error)
     # ... and the extension's answer is stock Spark's on the unshredded events without the rewrite
-    spark.conf.set(fuzz.PUSH_VARIANT, "false")
-    try:
-        with fuzz._ansi(spark, ansi):
-            truth = run(spark, case.sql(fuzz_tables, table="variant_truth"), enabled=False)
-    finally:
-        spark.conf.unset(fuzz.PUSH_VARIANT)
+    with scoped_confs(spark, {fuzz.PUSH_VARIANT: "false", fuzz.ANSI: str(ansi).lower()}):
+        truth = run(spark, case.sql(fuzz_tables, table="variant_truth"), enabled=False)
     assert difference(truth, result.got, None) is None
 
 

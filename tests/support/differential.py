@@ -1,33 +1,16 @@
 """Run a query with the extension off and on, and compare rows and read schemas."""
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
+# the tests' name for it: confs set for a block, then restored
+from pyspark_ext.scoped_confs import scoped_confs as confs  # noqa: F401
 
 ENABLED = "spark.pyspark_ext.enabled"
-
-
-@contextmanager
-def confs(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
-    """Set Spark confs for a block, then restore what was there before (unset if it was unset)."""
-    before = {k: spark.conf.get(k, None) for k in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
-
 
 def strict_session(app: str, warehouse: str) -> SparkSession:
     """The test session: extension loaded, strict mode, and Spark's own plan-change validation, so

@@ -11,26 +11,18 @@ import pytest
 from pyspark.errors import PySparkException
 from py4j.protocol import Py4JJavaError
 
-from tests.support.differential import ENABLED
+from tests.support.differential import ENABLED, confs
 from tests.tables.iceberg.test_iceberg_variant_reads import _by_extension, _create, _insert, compare
 
 QUERY = "SELECT count(*), sum(v:a::int), max(v:b::string) FROM {t} WHERE v:c.d::double >= 0"
 FAILURES = (PySparkException, Py4JJavaError)
 
 
-def _error(spark, sql: str, enabled: bool, **confs: str) -> str:
+def _error(spark, sql: str, enabled: bool, **settings: str) -> str:
     """The message of the error ``sql`` fails with, with the extension on or off."""
-    spark.conf.set(ENABLED, str(enabled).lower())
-    for k, v in confs.items():
-        spark.conf.set(k, v)
-    try:
-        with pytest.raises(FAILURES) as failure:
-            spark.sql(sql).collect()
-        return str(failure.value)
-    finally:
-        spark.conf.set(ENABLED, "true")
-        for k in confs:
-            spark.conf.unset(k)
+    with confs(spark, {ENABLED: str(enabled).lower(), **settings}), pytest.raises(FAILURES) as failure:
+        spark.sql(sql).collect()
+    return str(failure.value)
 
 
 def _data_files(spark, t: str) -> list[str]:
