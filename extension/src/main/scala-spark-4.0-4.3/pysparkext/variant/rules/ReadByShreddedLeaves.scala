@@ -15,9 +15,10 @@ import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantTyp
 
 import pysparkext.ExtConf
 import pysparkext.formats.DeltaScans
-import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat, VariantGroupsAsStructsParquetFormat}
+import pysparkext.parquet.{FileTolerance, FooterSchemas, ListedFilesParquetFormat}
 import pysparkext.variant.ShreddedVariantException
 import pysparkext.variant.expressions.{RebuildShreddedStruct, ReconstructShreddedVariant}
+import pysparkext.variant.format.VariantGroupsAsStructsParquetFormat
 import pysparkext.variant.layout.{DraftLayout, FileGroups, LayoutMarks, SpecLayout}
 import pysparkext.variant.layout.FileGroups.{Absent, ReadBySpark, Shredded, Stored}
 

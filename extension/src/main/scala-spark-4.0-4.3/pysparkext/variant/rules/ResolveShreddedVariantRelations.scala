@@ -12,8 +12,8 @@ import org.apache.spark.sql.types.VariantType
 
 import pysparkext.{ExtConf, GuardedRule}
 import pysparkext.formats.{Applies, DeltaScans, TableFormats}
-import pysparkext.parquet.VariantGroupsAsStructsParquetFormat
 import pysparkext.variant.expressions.RebuildShreddedStruct
+import pysparkext.variant.format.VariantGroupsAsStructsParquetFormat
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, NestedVariants}
 
 /**

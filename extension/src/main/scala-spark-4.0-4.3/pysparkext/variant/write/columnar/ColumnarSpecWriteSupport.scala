@@ -17,8 +17,8 @@ import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.{DataType, StructType, VariantType}
 import org.apache.spark.types.variant.VariantSchema
 
-import pysparkext.variant.write.expressions.ShredDraftVariant
-import pysparkext.variant.write.schema.{ShreddingSchema, SpecShreddingSchema}
+import pysparkext.variant.expressions.ShredDraftVariant
+import pysparkext.variant.layout.{ShreddingSchema, SpecShreddingSchema}
 
 /**
  * The spec-layout writer's Parquet write support: Spark's own `ParquetWriteSupport` decides the

@@ -20,14 +20,13 @@ import org.apache.spark.sql.types.{DataType, StructField, StructType, VariantTyp
 
 import pysparkext.ExtConf
 import pysparkext.exec.{PathReadsBeforeAggregates, SkipPredicatesOnlyInScans}
-import pysparkext.parquet.{RawTypedLeaves, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.codec.RawTypedValue
+import pysparkext.variant.expressions.{ShredDraftVariant, ShredVariantFunction}
+import pysparkext.variant.format.{RawTypedLeaves, VariantGroupsAsStructsParquetFormat}
 import pysparkext.variant.layout.{DraftLayout, LayoutMarks, SpecLayout}
 import pysparkext.variant.rules.{PushCorrelatedProjectionIntoUnionAtAnalysis,
   PushCorrelatedProjectionThroughUnion, ReadIcebergVariantFiles, ResolveShreddedVariantRelations,
-  RewriteShreddedVariantPaths, ShreddedSkipPredicates}
-import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredVariantFunction}
-import pysparkext.variant.write.rules.ResolveSpecLayoutWrites
+  ResolveSpecLayoutWrites, RewriteShreddedVariantPaths, ShreddedSkipPredicates}
 
 /**
  * The variant half as the shared code sees it, on the lines that have VARIANT (4.0 and later):

@@ -1,4 +1,4 @@
-package pysparkext.variant.write.rules
+package pysparkext.variant.rules
 
 import org.apache.spark.sql.catalyst.expressions.AttributeReference
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Project}
@@ -9,9 +9,9 @@ import org.apache.spark.sql.types.{LongType, Metadata, StringType, StructField, 
 
 import pysparkext.{ExtConf, PySparkExtRuleException}
 import pysparkext.testing.{SparkRuleSuite, TestSpark}
-import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredSpecVariant}
-import pysparkext.variant.write.format.SpecShreddingParquetFormat
-import pysparkext.variant.write.schema.SpecShreddingSchema
+import pysparkext.variant.expressions.{ShredDraftVariant, ShredSpecVariant}
+import pysparkext.variant.format.SpecShreddingParquetFormat
+import pysparkext.variant.layout.SpecShreddingSchema
 
 class ResolveSpecLayoutWritesSuite extends SparkRuleSuite {
   private val id = AttributeReference("id", LongType)()

@@ -1,9 +1,9 @@
-package pysparkext.variant.write.expressions
+package pysparkext.variant.expressions
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.StringType
 
-import pysparkext.variant.write.schema.{ShreddingSchema, SpecShreddingSchema}
+import pysparkext.variant.layout.{ShreddingSchema, SpecShreddingSchema}
 
 /**
  * The SQL function `shred_variant(v, 'schema' [, 'draft' | 'spec'])`: the draft layout by default

@@ -1,4 +1,4 @@
-package pysparkext.variant.write.format
+package pysparkext.variant.format
 
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.{RecordWriter, TaskAttemptContext}

@@ -1,4 +1,4 @@
-package pysparkext.variant.write.expressions
+package pysparkext.variant.expressions
 
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.UnaryExpression

@@ -1,4 +1,4 @@
-package pysparkext.variant.write.format
+package pysparkext.variant.format
 
 import org.apache.hadoop.mapreduce.Job
 
@@ -9,8 +9,8 @@ import org.apache.spark.sql.pysparkext.{SparkInternals, SparkInternalsProbe}
 import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 import pysparkext.ExtConf
+import pysparkext.variant.layout.SpecShreddingSchema
 import pysparkext.variant.write.columnar.ColumnarSpecWriteSupport
-import pysparkext.variant.write.schema.SpecShreddingSchema
 
 /**
  * Spark's Parquet file format, except that a write shreds each VARIANT column that carries a

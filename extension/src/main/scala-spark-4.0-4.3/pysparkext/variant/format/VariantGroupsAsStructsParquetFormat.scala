@@ -1,4 +1,4 @@
-package pysparkext.parquet
+package pysparkext.variant.format
 
 import org.apache.hadoop.conf.Configuration
 
@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types.{DataType, StructType}
 
+import pysparkext.parquet.{ListedFilesParquetFormat, ReaderRequest}
 import pysparkext.variant.codec.RawTypedValue
 
 /**

@@ -1,4 +1,4 @@
-package pysparkext.parquet
+package pysparkext.variant.format
 
 import scala.jdk.CollectionConverters._
 

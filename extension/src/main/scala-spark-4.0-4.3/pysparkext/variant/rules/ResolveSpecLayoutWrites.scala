@@ -1,4 +1,4 @@
-package pysparkext.variant.write.rules
+package pysparkext.variant.rules
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, ExprId, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Repartition, RepartitionByExpression, Sort}
@@ -9,9 +9,9 @@ import org.apache.spark.sql.types.{DataType, Metadata, MetadataBuilder, StructTy
 import org.apache.spark.sql.pysparkext.{DataError, SparkInternals, SparkInternalsProbe}
 
 import pysparkext.{ConfEntry, ExtConf, GuardedRule}
-import pysparkext.variant.write.expressions.{ShredDraftVariant, ShredSpecVariant}
-import pysparkext.variant.write.format.SpecShreddingParquetFormat
-import pysparkext.variant.write.schema.SpecShreddingSchema
+import pysparkext.variant.expressions.{ShredDraftVariant, ShredSpecVariant}
+import pysparkext.variant.format.SpecShreddingParquetFormat
+import pysparkext.variant.layout.SpecShreddingSchema
 
 /**
  * The spec-layout writer's analysis rule (post-hoc resolution), in two steps:

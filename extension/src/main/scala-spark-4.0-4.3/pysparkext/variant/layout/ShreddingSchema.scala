@@ -1,4 +1,4 @@
-package pysparkext.variant.write.schema
+package pysparkext.variant.layout
 
 import scala.util.Try
 
@@ -6,7 +6,6 @@ import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.types._
 
 import pysparkext.variant.codec.TypedValue
-import pysparkext.variant.layout.DraftLayout
 
 /**
  * A shredding schema says which paths to shred and as what, in Spark's DDL type syntax: a struct

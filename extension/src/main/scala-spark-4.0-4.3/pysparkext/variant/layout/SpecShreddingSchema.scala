@@ -1,4 +1,4 @@
-package pysparkext.variant.write.schema
+package pysparkext.variant.layout
 
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types._

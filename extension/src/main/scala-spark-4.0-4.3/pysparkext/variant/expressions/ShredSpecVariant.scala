@@ -1,4 +1,4 @@
-package pysparkext.variant.write.expressions
+package pysparkext.variant.expressions
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}

@@ -1,4 +1,4 @@
-package pysparkext.variant.write.expressions
+package pysparkext.variant.expressions
 
 import java.util.{ArrayList => JArrayList, HashMap => JHashMap, IdentityHashMap => JIdentityHashMap}
 
@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.VariantVal
 
 import pysparkext.codegen.MethodCallCodegen
 import pysparkext.variant.codec.{TypedValue, UntypedValue}
-import pysparkext.variant.write.schema.ShreddingSchema
+import pysparkext.variant.layout.ShreddingSchema
 
 /**
  * `shred_variant(v, 'schema')`: a VARIANT value in the draft layout for a shredding schema (see
