@@ -2,6 +2,8 @@ package pysparkext.connect
 
 import java.util.Optional
 
+import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString, CodedInputStream}
+
 import org.apache.spark.connect.proto.Relation
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan}
@@ -10,7 +12,6 @@ import org.apache.spark.sql.connect.plugin.RelationPlugin
 import org.apache.spark.sql.pysparkext.{QueryRuns, SparkInternals}
 import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.UTF8String
-import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString, CodedInputStream}
 
 import pysparkext.report.ReadSchemaReport
 

@@ -1,7 +1,7 @@
 package pysparkext.variant
 
-import org.apache.spark.sql.pysparkext.DataError
 import org.apache.spark.sql.catalyst.expressions.InputFileName
+import org.apache.spark.sql.pysparkext.DataError
 
 /**
  * Bad shredded-variant input: a malformed layout, invalid data in a row, or a corrupt variant

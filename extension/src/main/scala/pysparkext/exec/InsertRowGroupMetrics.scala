@@ -15,14 +15,14 @@ import pysparkext.parquet.RowGroupCountingParquetFormat
 /**
  * Puts a [[RowGroupMetricsExec]] above Parquet scans that push data filters, and gives the scan a
  * [[RowGroupCountingParquetFormat]] that feeds it. Off by default ([[ExtConf.RowGroupMetrics]]).
- * Only scans of shredded variant columns are counted, where the extension's skip predicates
- * decide what is read; with [[ExtConf.RowGroupMetricsAllScans]] every such Parquet scan is. (Counting re-reads each split's
- * footer, which for very wide schemas costs as much as reading a few leaves, so it is not
- * imposed on every query.) Only Spark's own Parquet format (and the extension's variant-struct
- * variant of it) is wrapped: a format that subclasses it, such as a table format's, may read
- * differently and is left alone, and so is a scan DataFusion Comet reads natively (the decision
- * is [[pysparkext.formats.TableFormats]]'). Scans without data filters read every row group, so
- * they are not counted.
+ * Only scans of shredded variant columns are counted, where the extension's skip predicates decide
+ * what is read; with [[ExtConf.RowGroupMetricsAllScans]] every such Parquet scan is. (Counting
+ * re-reads each split's footer, which for very wide schemas costs as much as reading a few leaves,
+ * so it is not imposed on every query.) Only Spark's own Parquet format (and the extension's
+ * variant-struct variant of it) is wrapped: a format that subclasses it, such as a table format's,
+ * may read differently and is left alone, and so is a scan DataFusion Comet reads natively (the
+ * decision is [[pysparkext.formats.TableFormats]]'). Scans without data filters read every row
+ * group, so they are not counted.
  *
  * Safe because the counting format reads exactly as the format it wraps and compares equal to
  * it, and the node passes its child's output through. Runs before the columnar transitions, also

@@ -62,7 +62,7 @@ object Comet {
         : Option[(SparkPlan, HadoopFsRelation, StructType, Seq[Expression], Option[TableIdentifier])] =
       if (!ScanClasses.contains(plan.getClass.getName)) None
       else try {
-        def field[T](name: String): T = plan.getClass.getMethod(name).invoke(plan).asInstanceOf[T]
+        def field[T](name: String): T = Reflect.call(plan, name).asInstanceOf[T]
         Option(field[HadoopFsRelation]("relation")).map(relation => (plan, relation,
           field[StructType]("requiredSchema"), field[Seq[Expression]]("dataFilters"),
           field[Option[TableIdentifier]]("tableIdentifier")))

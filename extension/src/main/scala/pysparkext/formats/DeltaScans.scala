@@ -11,6 +11,7 @@ import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation}
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, MetadataBuilder, StructField, StructType}
 
 import pysparkext.ExtConf
+import pysparkext.formats.Reflect.call
 
 /**
  * Delta Lake scans, recognised without a compile-time dependency on Delta (by class name and
@@ -144,9 +145,6 @@ object DeltaScans extends Logging {
    * optimisations (splitting, filter push-down) are off. */
   def pushesFilters(format: FileFormat): Boolean = !isDelta(format) ||
     (try call(format, "optimizationsEnabled") != java.lang.Boolean.FALSE catch { case NonFatal(_) => true })
-
-  private def call(target: AnyRef, method: String): AnyRef =
-    target.getClass.getMethod(method).invoke(target)
 
   private val warned = ConcurrentHashMap.newKeySet[String]()
   private val issued = ArrayBuffer.empty[String]

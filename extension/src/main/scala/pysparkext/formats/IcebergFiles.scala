@@ -1,7 +1,5 @@
 package pysparkext.formats
 
-import java.lang.reflect.Method
-
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
@@ -17,6 +15,7 @@ import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import pysparkext.formats.Reflect.{call, callDeclared}
 import pysparkext.parquet.{FileVersion, FooterSchemas, ParquetFooters}
 
 /**
@@ -291,24 +290,4 @@ object IcebergFiles {
     case _ => declared == stored
   }
 
-  private def call(target: AnyRef, method: String): AnyRef = {
-    val m: Method = findMethod(target.getClass, method)
-    m.invoke(target)
-  }
-
-  /** A method by name, declared by the class of `target` or a superclass, whatever its access. */
-  private def callDeclared(target: AnyRef, method: String): AnyRef = {
-    val m = Iterator.iterate[Class[_]](target.getClass)(_.getSuperclass).takeWhile(_ != null)
-      .flatMap(_.getDeclaredMethods.find(m => m.getName == method && m.getParameterCount == 0))
-      .next()
-    m.setAccessible(true)
-    m.invoke(target)
-  }
-
-  /** A public method by name, reached through a public type if the class itself is not public. */
-  private def findMethod(cls: Class[_], name: String): Method = {
-    val m = cls.getMethod(name)
-    if (!java.lang.reflect.Modifier.isPublic(m.getDeclaringClass.getModifiers)) m.setAccessible(true)
-    m
-  }
 }

@@ -22,13 +22,14 @@ import pysparkext.ExtConf
  * re-added fields, deletes and partition evolution stay Iceberg's business). The extension only
  * narrows what is asked for; it never reads an Iceberg file itself.
  *
- * A table qualifies when it is Iceberg's plain table (`org.apache.iceberg.spark.source.SparkTable`),
- * its format version is one this release was tested with (1 to 3), and its scan builder is
- * Iceberg's `SparkScanBuilder` (which takes nested column requests); or when it is the table over
- * a staged set of a relation's files that the extension planned for Iceberg's reader
- * (`SparkRewriteTable`, read through `SparkStagedScanBuilder`, which projects requests alike). Any other Iceberg table (a
- * changelog view, a metadata table, a newer format version, a staged or unknown scan builder) is
- * left to Iceberg's reader exactly as stock Spark plans it, with one warning per kind of table.
+ * A table qualifies when it is Iceberg's plain table
+ * (`org.apache.iceberg.spark.source.SparkTable`), its format version is one this release was tested
+ * with (1 to 3), and its scan builder is Iceberg's `SparkScanBuilder` (which takes nested column
+ * requests); or when it is the table over a staged set of a relation's files that the extension
+ * planned for Iceberg's reader (`SparkRewriteTable`, read through `SparkStagedScanBuilder`, which
+ * projects requests alike). Any other Iceberg table (a changelog view, a metadata table, a newer
+ * format version, a staged or unknown scan builder) is left to Iceberg's reader exactly as stock
+ * Spark plans it, with one warning per kind of table.
  */
 object IcebergTables extends Logging {
   val TableClass = "org.apache.iceberg.spark.source.SparkTable"

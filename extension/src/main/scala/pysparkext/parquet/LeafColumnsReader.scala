@@ -2,6 +2,7 @@ package pysparkext.parquet
 
 import scala.util.Try
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.VersionParser
 import org.apache.parquet.column.ColumnDescriptor
@@ -10,7 +11,6 @@ import org.apache.parquet.filter2.compat.FilterCompat
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.{GroupType, MessageType, Type}
-import org.apache.hadoop.conf.Configuration
 
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile}

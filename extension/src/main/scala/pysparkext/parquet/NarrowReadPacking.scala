@@ -2,8 +2,8 @@ package pysparkext.parquet
 
 import java.util.Locale
 
-import scala.jdk.CollectionConverters._
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 import scala.reflect.ClassTag
 import scala.util.control.NonFatal
 

@@ -2,17 +2,18 @@ package pysparkext.pruning
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Literal, UnaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, ArrayData, GenericArrayData, MapData}
 import org.apache.spark.sql.types._
 
 /**
- * Widens an array or map read with a pruned element type back to the type the plan above
- * expects: struct fields the pruning dropped become null (the type's default where a field is
- * not nullable). It also gives a struct padded with `named_struct` its original type exactly,
- * field metadata included, where a column keeps its id ([[PrunedScan.rewriteNamed]]). Padding an array element by element with `transform` and a lambda would be
- * interpreted row by row and would take the operator out of whole-stage code; this expression
- * precomputes the field mapping once and is called from generated code.
+ * Widens an array or map read with a pruned element type back to the type the plan above expects:
+ * struct fields the pruning dropped become null (the type's default where a field is not nullable).
+ * It also gives a struct padded with `named_struct` its original type exactly, field metadata
+ * included, where a column keeps its id ([[PrunedScan.rewriteNamed]]). Padding an array element by
+ * element with `transform` and a lambda would be interpreted row by row and would take the operator
+ * out of whole-stage code; this expression precomputes the field mapping once and is called from
+ * generated code.
  *
  * Safe for the same reason as [[Padding]]: the analysis proved no expression reads the dropped
  * fields, and every value that is read is copied unchanged.

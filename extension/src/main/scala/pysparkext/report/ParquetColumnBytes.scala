@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.schema.{GroupType, MessageType, Type}
+
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.sql.types._
 

@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 import pysparkext.ExtConf
 import pysparkext.exec.RowGroupMetricsExec
 import pysparkext.formats.{Comet, DeltaScans, Feature, ReaderReasons, TableFormats}
-import pysparkext.parquet.{FileTolerance, PageCounts, ParquetFooters, RowGroupSelection, RowGroups}
+import pysparkext.parquet.{FileTolerance, PageCounts, ParquetFooters, RowGroups, RowGroupSelection}
 import pysparkext.pruning.Need
 
 /**

@@ -2,6 +2,7 @@ package pysparkext.formats
 
 import org.apache.iceberg.spark.source.{SparkChangelogTable, SparkRewriteTable, SparkScanBuilder,
   SparkStagedScanBuilder, SparkTable}
+
 import org.apache.spark.sql.catalyst.dsl.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.Project
 import org.apache.spark.sql.connector.catalog.{Table, TableCapability}

@@ -1,6 +1,7 @@
 package pysparkext.formats
 
 import org.apache.iceberg.spark.source.SparkTable
+
 import org.apache.spark.sql.delta.{DeltaParquetFileFormat, StubColumnMappingMode, StubMetadata, StubProtocol}
 import org.apache.spark.sql.execution.datasources.{FileFormat, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.csv.CSVFileFormat

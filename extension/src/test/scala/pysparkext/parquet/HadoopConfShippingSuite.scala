@@ -1,8 +1,9 @@
 package pysparkext.parquet
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.spark.sql.pysparkext.HadoopConfShipping
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.pysparkext.HadoopConfShipping
 
 import pysparkext.testing.TestSpark
 

@@ -2,8 +2,9 @@ package pysparkext.pruning
 
 import scala.util.Random
 
-import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.types._
 
 import pysparkext.pruning.Need._
 

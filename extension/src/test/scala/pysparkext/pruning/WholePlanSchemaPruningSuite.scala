@@ -32,7 +32,8 @@ class WholePlanSchemaPruningSuite extends SparkRuleSuite {
     val pruned = SparkInternals.attribute("u", prunedType, nullable = true, u.metadata, qualifier = u.qualifier)
     val fs = relation.relation.asInstanceOf[HadoopFsRelation]
     val scan = SparkInternals.withRelation(relation,
-      SparkInternals.withDataSchema(fs, StructType(Seq(fs.dataSchema("id"), fs.dataSchema("u").copy(dataType = prunedType)))),
+      SparkInternals.withDataSchema(fs,
+        StructType(Seq(fs.dataSchema("id"), fs.dataSchema("u").copy(dataType = prunedType)))),
       Seq(id, pruned))
     val g = path(pruned, "geo")
     val padded = If(IsNull(pruned), Literal(null, u.dataType), CreateNamedStruct(Seq(

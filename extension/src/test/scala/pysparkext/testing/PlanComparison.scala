@@ -2,14 +2,15 @@ package pysparkext.testing
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Exists, ExprId, Expression,
+import org.scalatest.Assertions
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Exists, Expression, ExprId,
   ListQuery, NamedLambdaVariable, ScalarSubquery}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.QueryPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.sideBySide
 import org.apache.spark.sql.pysparkext.SparkInternals
-import org.scalatest.Assertions
 
 /**
  * Compares plans as Spark's `PlanTest.comparePlans` does, without Spark's test jars (published

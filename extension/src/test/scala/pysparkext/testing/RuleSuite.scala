@@ -1,10 +1,11 @@
 package pysparkext.testing
 
+import org.scalatest.Outcome
+import org.scalatest.funsuite.AnyFunSuite
+
 import org.apache.spark.sql.catalyst.expressions.{Expression, GetStructField}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
-import org.scalatest.Outcome
-import org.scalatest.funsuite.AnyFunSuite
 
 import pysparkext.ExtConf
 

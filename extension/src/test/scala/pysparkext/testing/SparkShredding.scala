@@ -38,5 +38,6 @@ object SparkShredding {
 
   /** A nested level with `value` and an object `typed_value` of these fields. */
   def obj(fields: (String, VariantSchema)*): VariantSchema =
-    new VariantSchema(0, 1, -1, 2, null, fields.map { case (n, s) => new VariantSchema.ObjectField(n, s) }.toArray, null)
+    new VariantSchema(0, 1, -1, 2, null,
+      fields.map { case (n, s) => new VariantSchema.ObjectField(n, s) }.toArray, null)
 }

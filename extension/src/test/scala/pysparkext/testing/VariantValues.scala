@@ -42,7 +42,8 @@ object VariantValues {
         else (0 until expected.arraySize).iterator.flatMap(i =>
           difference(expected.getElementAtIndex(i), actual.getElementAtIndex(i), s"$at[$i]")).nextOption()
       case (STRING, STRING) =>
-        if (expected.getString == actual.getString) None else differ(s"'${expected.getString}' != '${actual.getString}'")
+        if (expected.getString == actual.getString) None
+        else differ(s"'${expected.getString}' != '${actual.getString}'")
       case (e, a) if e == a =>
         if (expected.getValue.toSeq == actual.getValue.toSeq) None
         else differ(s"$e bytes ${expected.getValue.toSeq} != ${actual.getValue.toSeq}")

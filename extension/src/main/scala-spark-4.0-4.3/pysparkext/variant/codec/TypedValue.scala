@@ -8,8 +8,9 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * Conversions between a `typed_value` column and variant values, under the proposal's shredding
- * rules (`docs/draft-layout.md`, "Which values may be typed"): integers and decimals are one number type and may be stored in any number column that
- * holds them exactly; float and double stay distinct; nothing else converts (no string to number).
+ * rules (`docs/draft-layout.md`, "Which values may be typed"): integers and decimals are one number
+ * type and may be stored in any number column that holds them exactly; float and double stay
+ * distinct; nothing else converts (no string to number).
  */
 object TypedValue {
   def isSupported(t: DataType): Boolean = t match {

@@ -1,6 +1,7 @@
 package pysparkext.variant.expressions
 
 import java.time.ZoneId
+import java.util.Locale
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, TimeZoneAwareExpression}
@@ -217,7 +218,7 @@ case class ShreddedVariantGet(
         val r = UntypedValue.decode(row.getBinary(level.untyped), dictionary, column, at)
         if (r.getType != VariantUtil.Type.OBJECT) {
           throw ShreddedVariantException.inRow(column, at,
-            s"typed_value is an object but value holds a ${r.getType.toString.toLowerCase}, " +
+            s"typed_value is an object but value holds a ${r.getType.toString.toLowerCase(Locale.ROOT)}, " +
               "not an object of the remaining fields")
         }
         r

@@ -5,10 +5,11 @@ import org.apache.spark.sql.types._
 import pysparkext.variant.ShreddedVariantException
 
 /**
- * The Spark shredding proposal's draft layout (written up in `docs/draft-layout.md`). Every level of a shredded variant is a group of
- * `untyped_value` (binary: metadata then value) and at most one of `typed_value` (a primitive),
- * `object` (a group of named levels) or `array` (a LIST of levels). Names starting with `_` are
- * reserved for compatible extensions and ignored; any other name makes the group unreadable.
+ * The Spark shredding proposal's draft layout (written up in `docs/draft-layout.md`). Every level
+ * of a shredded variant is a group of `untyped_value` (binary: metadata then value) and at most one
+ * of `typed_value` (a primitive), `object` (a group of named levels) or `array` (a LIST of levels).
+ * Names starting with `_` are reserved for compatible extensions and ignored; any other name makes
+ * the group unreadable.
  */
 object DraftLayout {
   val Untyped = "untyped_value"

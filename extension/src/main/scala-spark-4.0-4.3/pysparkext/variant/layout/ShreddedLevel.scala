@@ -1,6 +1,6 @@
 package pysparkext.variant.layout
 
-import java.util.{ArrayList => JArrayList}
+import java.util.{ArrayList => JArrayList, Locale}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
@@ -104,7 +104,7 @@ final case class ShreddedLevel(
     if (residual != null && residual.getType != VariantUtil.Type.OBJECT) {
       throw ShreddedVariantException.inRow(column, path,
         s"${shreddedName(DraftLayout.Object)} is non-null but $residualName holds a " +
-          s"${residual.getType.toString.toLowerCase}, not an object of the remaining fields")
+          s"${residual.getType.toString.toLowerCase(Locale.ROOT)}, not an object of the remaining fields")
     }
     val start = b.getWritePos
     val entries = new JArrayList[VariantBuilder.FieldEntry]()

@@ -31,16 +31,16 @@ import pysparkext.variant.expressions.ReconstructShreddedVariant
  * of its own, not rebuilt (Iceberg's reader of the files of an Iceberg relation it keeps),
  * computes the same read of its own column.
  *
- * Safe because every child gains the same columns in the same order, so the Union's columns
- * stay aligned, each column is the very expression it replaces (computed from the struct that
- * child rebuilt `v` from, or from the child's own `v`), and the operator's own output is
- * restored. A read is computed in the children for every row of the Union, so a read that can raise an error (a strict cast)
- * moves only where the operator evaluates it for every row of the Union too: no filter or join
- * between, not inside a conditional branch (`CASE`, `IF`, `COALESCE`, the right of `AND`/`OR`,
- * an aggregate's `FILTER`, a lambda). Elsewhere only reads that cannot fail move: the variant
- * at a path (`v:user.id`, whose cast then stays in the operator; `variant_get(v, '$.a', 'int')`
- * becomes `variant_get(c, '$', 'int')` of the column `c` of `v`'s variant at `$.a`: the same
- * value, cast the same way), `try_` reads, null tests. A join's null-supplying side passes
+ * Safe because every child gains the same columns in the same order, so the Union's columns stay
+ * aligned, each column is the very expression it replaces (computed from the struct that child
+ * rebuilt `v` from, or from the child's own `v`), and the operator's own output is restored. A read
+ * is computed in the children for every row of the Union, so a read that can raise an error (a
+ * strict cast) moves only where the operator evaluates it for every row of the Union too: no filter
+ * or join between, not inside a conditional branch (`CASE`, `IF`, `COALESCE`, the right of
+ * `AND`/`OR`, an aggregate's `FILTER`, a lambda). Elsewhere only reads that cannot fail move: the
+ * variant at a path (`v:user.id`, whose cast then stays in the operator; `variant_get(v, '$.a',
+ * 'int')` becomes `variant_get(c, '$', 'int')` of the column `c` of `v`'s variant at `$.a`: the
+ * same value, cast the same way), `try_` reads, null tests. A join's null-supplying side passes
  * nothing up (its null rows would turn a null test's false into NULL).
  *
  * {{{
@@ -122,7 +122,9 @@ object PushShreddedPathReadsIntoUnion extends Rule[LogicalPlan] {
     // relation that Iceberg's reader keeps); some child rebuilds it.
     val rebuilt: Map[ExprId, Seq[Option[(Attribute, String)]]] = u.output.zipWithIndex.flatMap { case (out, k) =>
       val perChild = u.children.map(c => rebuiltIn(c, c.output(k)).map { case (_, s, col) => (s, col) })
-      val readable = u.children.zip(perChild).forall { case (c, p) => p.isDefined || c.output(k).dataType == VariantType }
+      val readable = u.children.zip(perChild).forall { case (c, p) =>
+          p.isDefined || c.output(k).dataType == VariantType
+        }
       if (readable && perChild.exists(_.isDefined)) Some(out.exprId -> perChild) else None
     }.toMap
     if (rebuilt.isEmpty || !node.references.exists(a => rebuilt.contains(a.exprId))) return None

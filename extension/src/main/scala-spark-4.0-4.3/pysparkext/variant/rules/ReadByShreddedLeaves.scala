@@ -51,11 +51,12 @@ class ReadByShreddedLeaves(session: SparkSession) extends Logging {
 
   /**
    * Per file, per candidate column: how the file stores it. Spark's encoding is read by us as the
-   * spec layout's struct when any file of the relation shreds a top-level column in the spec
-   * layout (switch: [[ExtConf.SpecVariant]]); the scan then reads every candidate's variant group
-   * as a struct, so all of them must be. Otherwise Spark's reader keeps it. A VARIANT inside an
-   * array or a map stays VARIANT in that scan and is read by Spark ([[pysparkext.variant.layout.NestedVariants]]), so it
-   * never keeps the other columns from being read by their leaves.
+   * spec layout's struct when any file of the relation shreds a top-level column in the spec layout
+   * (switch: [[ExtConf.SpecVariant]]); the scan then reads every candidate's variant group as a
+   * struct, so all of them must be. Otherwise Spark's reader keeps it. A VARIANT inside an array or
+   * a map stays VARIANT in that scan and is read by Spark
+   * ([[pysparkext.variant.layout.NestedVariants]]), so it never keeps the other columns from being
+   * read by their leaves.
    */
   private def layouts(
       fs: HadoopFsRelation,

@@ -14,10 +14,11 @@ import org.apache.parquet.hadoop.example.GroupReadSupport
 import org.apache.parquet.schema.LogicalTypeAnnotation._
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
+import org.scalatest.funsuite.AnyFunSuite
+
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.Variant
 import org.apache.spark.unsafe.types.UTF8String
-import org.scalatest.funsuite.AnyFunSuite
 
 import pysparkext.testing.VariantValues.difference
 
@@ -39,7 +40,8 @@ class ConformanceValuesSuite extends AnyFunSuite {
   /** The Spark type and value Spark's Parquet reader gives a `typed_value` leaf, or the raw one. */
   private def sparkValue(g: Group, p: PrimitiveType): (DataType, Any) = {
     def decimal(unscaled: BigInteger, d: DecimalLogicalTypeAnnotation) =
-      DecimalType(d.getPrecision, d.getScale) -> Decimal(new JBigDecimal(unscaled, d.getScale), d.getPrecision, d.getScale)
+      DecimalType(d.getPrecision, d.getScale) ->
+        Decimal(new JBigDecimal(unscaled, d.getScale), d.getPrecision, d.getScale)
     RawTypedValue.of(p) match {
       case Some(raw) if raw.sqlType == LongType => return raw -> g.getLong("typed_value", 0)
       case Some(raw) => return raw -> g.getBinary("typed_value", 0).getBytes
@@ -51,8 +53,10 @@ class ConformanceValuesSuite extends AnyFunSuite {
       case (INT64, d: DecimalLogicalTypeAnnotation) => decimal(BigInteger.valueOf(g.getLong("typed_value", 0)), d)
       case (BINARY | FIXED_LEN_BYTE_ARRAY, d: DecimalLogicalTypeAnnotation) =>
         decimal(new BigInteger(g.getBinary("typed_value", 0).getBytes), d)
-      case (INT32, i: IntLogicalTypeAnnotation) if i.getBitWidth == 8 => ByteType -> g.getInteger("typed_value", 0).toByte
-      case (INT32, i: IntLogicalTypeAnnotation) if i.getBitWidth == 16 => ShortType -> g.getInteger("typed_value", 0).toShort
+      case (INT32, i: IntLogicalTypeAnnotation) if i.getBitWidth == 8 =>
+        ByteType -> g.getInteger("typed_value", 0).toByte
+      case (INT32, i: IntLogicalTypeAnnotation) if i.getBitWidth == 16 =>
+        ShortType -> g.getInteger("typed_value", 0).toShort
       case (INT32, _: DateLogicalTypeAnnotation) => DateType -> g.getInteger("typed_value", 0)
       case (INT32, _) => IntegerType -> g.getInteger("typed_value", 0)
       case (INT64, t: TimestampLogicalTypeAnnotation) if t.getUnit == TimeUnit.MICROS =>
@@ -60,7 +64,8 @@ class ConformanceValuesSuite extends AnyFunSuite {
       case (INT64, _) => LongType -> g.getLong("typed_value", 0)
       case (FLOAT, _) => FloatType -> g.getFloat("typed_value", 0)
       case (DOUBLE, _) => DoubleType -> g.getDouble("typed_value", 0)
-      case (BINARY, _: StringLogicalTypeAnnotation) => StringType -> UTF8String.fromBytes(g.getBinary("typed_value", 0).getBytes)
+      case (BINARY, _: StringLogicalTypeAnnotation) =>
+        StringType -> UTF8String.fromBytes(g.getBinary("typed_value", 0).getBytes)
       case (BINARY, null) => BinaryType -> g.getBinary("typed_value", 0).getBytes
       case other => fail(s"no Spark type for the typed_value $p ($other)")
     }

@@ -19,7 +19,8 @@ class LittleEndianSuite extends AnyFunSuite {
     val random = new Random(47)
     for (size <- 1 to 4) {
       val max = if (size == 4) Int.MaxValue.toLong else (1L << (8 * size)) - 1
-      for (n <- Seq(0L, 1L, 0x80L min max, max - 1, max) ++ Seq.fill(100)((random.nextLong() & Long.MaxValue) % (max + 1))) {
+      val randoms = Seq.fill(100)((random.nextLong() & Long.MaxValue) % (max + 1))
+      for (n <- Seq(0L, 1L, 0x80L min max, max - 1, max) ++ randoms) {
         val padded = Array[Byte](-1, -1) ++ bytes(n).take(size) ++ Array[Byte](-1)
         assert(LittleEndian.readUnsigned(padded, 2, size) == n, s"$n in $size bytes")
       }
@@ -36,7 +37,7 @@ class LittleEndianSuite extends AnyFunSuite {
     // Keys of 200 bytes: 1, 2 and 400 keys need offsets of 1, 2 and 3 bytes.
     for ((keys, offsetSize) <- Seq(1 -> 1, 2 -> 2, 400 -> 3)) {
       val names = (0 until keys).map(i => f"k$i%05d" + "x" * 194)
-      val metadata = json(names.map(k => s"\"$k\": 1").mkString("{", ",", "}")).getMetadata
+      val metadata = json(names.map(k => s""""$k": 1""").mkString("{", ",", "}")).getMetadata
       assert(((metadata(0) >> 6) & 0x3) + 1 == offsetSize, s"$keys keys")
       assert(LittleEndian.readUnsigned(metadata, 1, offsetSize) == keys)
       val offsetsAt = 1 + offsetSize

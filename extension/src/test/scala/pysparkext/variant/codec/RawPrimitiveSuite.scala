@@ -2,8 +2,9 @@ package pysparkext.variant.codec
 
 import java.nio.{ByteBuffer, ByteOrder}
 
-import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 
 import pysparkext.testing.VariantValues.{built, json}
 

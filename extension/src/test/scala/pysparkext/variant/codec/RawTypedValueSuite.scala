@@ -8,8 +8,9 @@ import scala.util.Try
 import org.apache.parquet.schema.{LogicalTypeAnnotation, PrimitiveType, Types}
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
-import org.apache.spark.sql.types.{BinaryType, LongType}
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.types.{BinaryType, LongType}
 
 import pysparkext.testing.VariantValues.built
 
@@ -59,7 +60,8 @@ class RawTypedValueSuite extends AnyFunSuite {
         built(RawPrimitive.append(_, id, n)).getValue.toSeq, s"$raw $n")
     }
     for (u <- Seq(new UUID(0, 0), new UUID(-1, -1), UUID.fromString("00112233-4455-6677-8899-aabbccddeeff"))) {
-      val bigEndian = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits).putLong(u.getLeastSignificantBits).array()
+      val bigEndian =
+        ByteBuffer.allocate(16).putLong(u.getMostSignificantBits).putLong(u.getLeastSignificantBits).array()
       val v = TypedValue.toVariant(new UuidTypedValue, bigEndian, keepScale = true)
       assert(v.getValue.toSeq == built(_.appendUuid(u)).getValue.toSeq && v.getUuid == u, u.toString)
     }

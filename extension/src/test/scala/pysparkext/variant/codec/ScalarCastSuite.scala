@@ -3,10 +3,11 @@ package pysparkext.variant.codec
 import java.math.{BigDecimal => JBigDecimal}
 import java.time.ZoneId
 
+import org.scalatest.funsuite.AnyFunSuite
+
 import org.apache.spark.sql.catalyst.expressions.variant.{VariantCastArgs, VariantGet}
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.Variant
-import org.scalatest.funsuite.AnyFunSuite
 
 import pysparkext.testing.VariantValues.{built, json}
 
@@ -97,6 +98,8 @@ class ScalarCastSuite extends AnyFunSuite {
       val expected = spark(v, t)
       assert(same(cast(v), expected), s"'$s' as ${t.sql}: ${cast(v)}, Spark: $expected")
     }
-    for (t <- Seq(StringType, DateType, TimestampType, BinaryType)) assert(ScalarCast.fromString(t, None).isEmpty, t.sql)
+    for (t <- Seq(StringType, DateType, TimestampType, BinaryType)) {
+      assert(ScalarCast.fromString(t, None).isEmpty, t.sql)
+    }
   }
 }

@@ -2,9 +2,10 @@ package pysparkext.variant.codec
 
 import java.math.{BigDecimal => JBigDecimal}
 
+import org.scalatest.funsuite.AnyFunSuite
+
 import org.apache.spark.sql.pysparkext.SparkInternals
 import org.apache.spark.types.variant.{VariantBuilder, VariantUtil}
-import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * DECIMAL4 and DECIMAL8 read as their unscaled long, against what Spark's `VariantBuilder` writes

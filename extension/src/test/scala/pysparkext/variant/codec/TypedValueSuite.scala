@@ -2,10 +2,11 @@ package pysparkext.variant.codec
 
 import java.math.{BigDecimal => JBigDecimal}
 
+import org.scalatest.funsuite.AnyFunSuite
+
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.{Variant, VariantBuilder}
 import org.apache.spark.unsafe.types.UTF8String
-import org.scalatest.funsuite.AnyFunSuite
 
 import pysparkext.testing.VariantValues.{built, difference, json}
 
@@ -69,9 +70,11 @@ class TypedValueSuite extends AnyFunSuite {
         "12345678901234567890.123456789012345678", "12345678901234567890.123456789012345678"))
     for ((value, t, kept, shortest) <- cases) {
       val d = Decimal(new JBigDecimal(value), t.precision, t.scale)
-      assert(bytes(TypedValue.toVariant(t, d, keepScale = true)) == bytes(built(_.appendDecimal(new JBigDecimal(kept)))),
+      assert(bytes(TypedValue.toVariant(t, d, keepScale = true)) ==
+        bytes(built(_.appendDecimal(new JBigDecimal(kept)))),
         s"$value kept at scale ${t.scale}")
-      assert(bytes(TypedValue.toVariant(t, d, keepScale = false)) == bytes(built(_.appendDecimal(new JBigDecimal(shortest)))),
+      assert(bytes(TypedValue.toVariant(t, d, keepScale = false)) ==
+        bytes(built(_.appendDecimal(new JBigDecimal(shortest)))),
         s"$value in its shortest form")
     }
   }
@@ -84,7 +87,8 @@ class TypedValueSuite extends AnyFunSuite {
       ("0.00000000000000000000000000000000000001", DecimalType(38, 37), None))
     for ((value, t, expected) <- cases) {
       val shredded = TypedValue.fromVariant(t, built(_.appendDecimal(new JBigDecimal(value))))
-      assert(shredded.map(_.asInstanceOf[Decimal].toJavaBigDecimal) == expected.map(new JBigDecimal(_)), s"$value as ${t.sql}")
+      assert(shredded.map(_.asInstanceOf[Decimal].toJavaBigDecimal) == expected.map(new JBigDecimal(_)),
+        s"$value as ${t.sql}")
       shredded.foreach(d => assert(d.asInstanceOf[Decimal].precision == t.precision, s"$value as ${t.sql}"))
     }
   }
@@ -106,8 +110,10 @@ class TypedValueSuite extends AnyFunSuite {
       (FloatType, 1.5f, _.appendFloat(1.5f)), (FloatType, -0.0f, _.appendFloat(-0.0f)),
       (FloatType, Float.MaxValue, _.appendFloat(Float.MaxValue)),
       (DoubleType, Double.MinPositiveValue, _.appendDouble(Double.MinPositiveValue)),
-      (DoubleType, -0.0, _.appendDouble(-0.0)), (DoubleType, Double.NegativeInfinity, _.appendDouble(Double.NegativeInfinity)),
-      (DateType, 0, _.appendDate(0)), (DateType, -719162, _.appendDate(-719162)), (DateType, Int.MaxValue, _.appendDate(Int.MaxValue)),
+      (DoubleType, -0.0, _.appendDouble(-0.0)),
+      (DoubleType, Double.NegativeInfinity, _.appendDouble(Double.NegativeInfinity)),
+      (DateType, 0, _.appendDate(0)), (DateType, -719162, _.appendDate(-719162)),
+      (DateType, Int.MaxValue, _.appendDate(Int.MaxValue)),
       (TimestampType, 0L, _.appendTimestamp(0L)), (TimestampType, Long.MinValue, _.appendTimestamp(Long.MinValue)),
       (TimestampNTZType, 1700000000123456L, _.appendTimestampNtz(1700000000123456L)),
       (TimestampNTZType, Long.MaxValue, _.appendTimestampNtz(Long.MaxValue)),
@@ -118,7 +124,8 @@ class TypedValueSuite extends AnyFunSuite {
       assert(bytes(TypedValue.toVariant(t, value, keepScale = false)) == bytes(spark), s"$value as ${t.sql}")
       val back = TypedValue.fromVariant(t, spark)
       assert(back.isDefined, s"$value as ${t.sql}")
-      back.foreach(b => assert(bytes(TypedValue.toVariant(t, b, keepScale = false)) == bytes(spark), s"$value as ${t.sql}"))
+      back.foreach(b =>
+        assert(bytes(TypedValue.toVariant(t, b, keepScale = false)) == bytes(spark), s"$value as ${t.sql}"))
     }
   }
 

@@ -1,7 +1,8 @@
 package pysparkext.variant.codec
 
-import org.apache.spark.types.variant.{Variant, VariantBuilder}
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.types.variant.{Variant, VariantBuilder}
 
 import pysparkext.variant.ShreddedVariantException
 
@@ -21,7 +22,7 @@ class UntypedValueSuite extends AnyFunSuite {
     "\"a string longer than sixty-three bytes, stored as a long string rather than a short one\"",
     "[]", "{}", "[1, \"two\", [3], {\"four\": 4}]", "{\"b\": 1, \"a\": {\"c\": [null, false]}}",
     // A dictionary of over 255 bytes of keys, so its offsets take two bytes each.
-    (0 until 40).map(i => s"\"key_number_$i\": $i").mkString("{", ", ", "}"))
+    (0 until 40).map(i => s""""key_number_$i": $i""").mkString("{", ", ", "}"))
 
   test("the draft layout's residual (metadata then value) round-trips every kind of value") {
     for (json <- values) {

@@ -2,8 +2,9 @@ package pysparkext.variant.codec
 
 import java.math.{BigDecimal => JBigDecimal}
 
-import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}
 
 import pysparkext.testing.VariantValues.{built, json}
 
@@ -19,7 +20,8 @@ class VariantHeaderSuite extends AnyFunSuite {
     VariantUtil.DECIMAL8 -> (_.appendDecimal(new JBigDecimal("1234567890.5"))),
     VariantUtil.DECIMAL16 -> (_.appendDecimal(new JBigDecimal("12345678901234567890.5"))),
     VariantUtil.DATE -> (_.appendDate(0)), VariantUtil.TIMESTAMP -> (_.appendTimestamp(0)),
-    VariantUtil.TIMESTAMP_NTZ -> (_.appendTimestampNtz(0)), VariantUtil.BINARY -> (_.appendBinary(Array.emptyByteArray)),
+    VariantUtil.TIMESTAMP_NTZ -> (_.appendTimestampNtz(0)),
+    VariantUtil.BINARY -> (_.appendBinary(Array.emptyByteArray)),
     VariantUtil.LONG_STR -> (_.appendString("x" * 64)), VariantUtil.UUID -> (_.appendUuid(new java.util.UUID(0, 0))))
 
   test("a primitive's type id is the one Spark wrote, and it refers to no dictionary entry") {

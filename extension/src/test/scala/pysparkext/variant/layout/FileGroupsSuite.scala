@@ -1,8 +1,9 @@
 package pysparkext.variant.layout
 
+import org.scalatest.funsuite.AnyFunSuite
+
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.types.StructType
-import org.scalatest.funsuite.AnyFunSuite
 
 import pysparkext.variant.layout.FileGroups.{Shredded, Stored}
 
@@ -14,7 +15,8 @@ import pysparkext.variant.layout.FileGroups.{Shredded, Stored}
  */
 class FileGroupsSuite extends AnyFunSuite {
   private def spec(typed: String): Seq[Stored] = {
-    val group = "struct<metadata: binary, value: binary" + (if (typed.isEmpty) "" else s", typed_value: struct<$typed>") + ">"
+    val typedValue = if (typed.isEmpty) "" else s", typed_value: struct<$typed>"
+    val group = s"struct<metadata: binary, value: binary$typedValue>"
     Seq(Shredded(CatalystSqlParser.parseDataType(group).asInstanceOf[StructType]))
   }
   private def level(t: String) = s"struct<value: binary, typed_value: $t>"

@@ -1,7 +1,8 @@
 package pysparkext.variant.layout
 
-import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.types._
 
 /**
  * Merging two files' layouts of one column. The spec writes an object's shredded fields as

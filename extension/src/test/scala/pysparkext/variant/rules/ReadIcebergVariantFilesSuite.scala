@@ -1,6 +1,7 @@
 package pysparkext.variant.rules
 
 import org.apache.iceberg.spark.source.{SparkChangelogTable, SparkRewriteTable, SparkTable}
+
 import org.apache.spark.sql.catalyst.plans.logical.Project
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation

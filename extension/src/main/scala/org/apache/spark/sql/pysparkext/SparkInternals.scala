@@ -13,7 +13,7 @@ import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.sql.catalyst.ProjectingInternalRow
 import org.apache.spark.sql.catalyst.catalog.{BucketSpec, CatalogTable}
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, EvalMode, ExprId, Expression, GetStructField, If, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, EvalMode, Expression, ExprId, GetStructField, If, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.util.RebaseDateTime.RebaseSpec

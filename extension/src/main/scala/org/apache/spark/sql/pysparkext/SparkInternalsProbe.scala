@@ -11,7 +11,7 @@ import org.apache.parquet.column.page.PageReadStore
 import org.apache.spark.SPARK_VERSION
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, ExprId, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Expression, ExprId}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, AggregateMode}
 import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.datasources.{FileFormat, FileIndex, FileStatusCache, HadoopFsRelation, InMemoryFileIndex, LogicalRelation}
@@ -82,7 +82,7 @@ object SparkInternalsProbe extends Logging {
     Internal("AggregateExpression.copy(AggregateFunction, AggregateMode, boolean, Option, ExprId)",
       Seq(ExtConf.PathReadsBeforeAggregates),
       method(classOf[AggregateExpression], "copy", classOf[AggregateFunction],
-        classOf[AggregateMode], java.lang.Boolean.TYPE, classOf[Option[_]], classOf[ExprId])),
+        classOf[AggregateMode], java.lang.Boolean.TYPE, classOf[Option[_]], classOf[ExprId]))
   ) ++ shims.ParquetFooterShim.signatures.map { case (name, check) =>
     Internal(name, Seq(ExtConf.ShreddedVariant, ExtConf.PackNarrowReads, ExtConf.LeafColumnsReader,
       ExtConf.RowGroupMetrics), check)
