@@ -8,12 +8,12 @@ import pysparkext.exec.PreColumnarRewrites
 import pysparkext.pruning.{DistinctRelationCopies, NarrowPrunedGenerators, WholePlanSchemaPruning}
 
 /**
- * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what
- * it rewrites and reads its own switches. First it checks the extension's settings the session
- * starts with, failing the session's creation on a bad value ([[ExtConf.checkAtStart]]). Then it
- * probes the Spark internals the rules rely on ([[SparkInternalsProbe]]): a feature whose
- * internal is missing stays off, with a warning. It also warns where Delta Lake's extension is listed ahead of it ([[ExtensionOrder]]).
- * `docs/architecture.md` follows a query through these rules.
+ * Entry point named in `spark.sql.extensions`. It only wires the rules; each rule documents what it
+ * rewrites and reads its own switches. First it checks the extension's settings the session starts
+ * with, failing the session's creation on a bad value ([[ExtConf.checkAtStart]]). Then it probes
+ * the Spark internals the rules rely on ([[SparkInternalsProbe]]): a feature whose internal is
+ * missing stays off, with a warning. It also warns where Delta Lake's extension is listed ahead of
+ * it ([[ExtensionOrder]]). `docs/architecture.md` follows a query through these rules.
  *
  * - Analysis: shredded variant columns (draft or spec layout) are presented as VARIANT.
  * - Pre operator optimization: a projection holding a correlated subquery over a Union (the

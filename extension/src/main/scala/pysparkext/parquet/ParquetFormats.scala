@@ -8,8 +8,8 @@ import org.apache.spark.sql.pysparkext.shims.VariantHalfShim
 object ParquetFormats {
   /**
    * Spark's own Parquet format, or the extension's formats for shredded variant relations (which
-   * only set a Hadoop option, and check that files are still as listed). A format that subclasses Spark's, such as a table format's, may read
-   * differently, so it is left alone.
+   * only set a Hadoop option, and check that files are still as listed). A format that subclasses
+   * Spark's, such as a table format's, may read differently, so it is left alone.
    */
   def readsAsSpark(format: FileFormat): Boolean = format != null &&
     (format.getClass == classOf[ParquetFileFormat] ||

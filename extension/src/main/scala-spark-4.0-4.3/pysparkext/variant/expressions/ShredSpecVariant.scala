@@ -1,8 +1,8 @@
 package pysparkext.variant.expressions
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{DataType, VariantType}
 
 /**

@@ -1,12 +1,12 @@
 package pysparkext.variant.rules
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, ExprId, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Cast, CreateNamedStruct, Expression, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Repartition, RepartitionByExpression, Sort}
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DataType, Metadata, MetadataBuilder, StructType, VariantType}
 import org.apache.spark.sql.pysparkext.{DataError, SparkInternals, SparkInternalsProbe}
+import org.apache.spark.sql.types.{DataType, Metadata, MetadataBuilder, StructType, VariantType}
 
 import pysparkext.{ConfEntry, ExtConf, GuardedRule}
 import pysparkext.variant.expressions.{ShredDraftVariant, ShredSpecVariant}

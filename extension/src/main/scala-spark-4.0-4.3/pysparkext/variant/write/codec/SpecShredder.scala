@@ -3,6 +3,7 @@ package pysparkext.variant.write.codec
 import java.math.{BigDecimal => JBigDecimal, RoundingMode}
 
 import org.apache.parquet.io.api.Binary
+
 import org.apache.spark.types.variant.{VariantSchema, VariantUtil}
 import org.apache.spark.types.variant.VariantSchema.IntegralSize
 

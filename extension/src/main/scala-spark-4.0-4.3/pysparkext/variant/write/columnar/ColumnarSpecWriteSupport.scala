@@ -165,7 +165,8 @@ object ColumnarSpecWriteSupport extends Logging {
         // Spark's writer rebases old dates and timestamps (or refuses them) under these modes;
         // the column writers write values as they are, so those files go Spark's way.
         val rebased = Seq(SQLConf.PARQUET_REBASE_MODE_IN_WRITE, SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE)
-          .map(c => s"${c.key}=${conf.get(c.key, c.defaultValueString)}").filterNot(_.toUpperCase(java.util.Locale.ROOT).endsWith("=CORRECTED"))
+          .map(c => s"${c.key}=${conf.get(c.key, c.defaultValueString)}")
+          .filterNot(_.toUpperCase(java.util.Locale.ROOT).endsWith("=CORRECTED"))
         if (rebased.nonEmpty) return no(s"dates and timestamps are rebased on write (${rebased.mkString(", ")})")
         val columns = shredded.map(i =>
           Shredded(written(i).name, i, SparkInternals.buildVariantSchema(written(i).dataType)))

@@ -1,9 +1,9 @@
 package pysparkext.variant.write.columnar
 
-import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
+import org.apache.parquet.column.{ColumnWriter, ColumnWriteStore}
 import org.apache.parquet.io.api.Binary
+import org.apache.parquet.schema.LogicalTypeAnnotation.{TimestampLogicalTypeAnnotation, TimeUnit}
 import org.apache.parquet.schema.MessageType
-import org.apache.parquet.schema.LogicalTypeAnnotation.{TimeUnit, TimestampLogicalTypeAnnotation}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
 import org.apache.spark.sql.catalyst.util.DateTimeUtils

@@ -1,6 +1,6 @@
 package pysparkext.variant.write.columnar
 
-import org.apache.parquet.column.{ColumnDescriptor, ColumnWriteStore, ColumnWriter}
+import org.apache.parquet.column.{ColumnDescriptor, ColumnWriter, ColumnWriteStore}
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType}
 import org.apache.parquet.schema.Type.Repetition

@@ -1,9 +1,10 @@
 package pysparkext.variant.write.columnar
 
-import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
+import org.apache.parquet.column.{ColumnWriter, ColumnWriteStore}
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+
 import org.apache.spark.types.variant.{VariantBuilder, VariantSchema, VariantUtil}
 
 import pysparkext.variant.write.codec.{FieldsById, ObjectHeader, SpecShredder}

@@ -2,7 +2,7 @@ package pysparkext.variant.write.columnar
 
 import java.util.{ArrayList => JArrayList}
 
-import org.apache.parquet.column.{ColumnWriteStore, ColumnWriter}
+import org.apache.parquet.column.{ColumnWriter, ColumnWriteStore}
 import org.apache.parquet.schema.MessageType
 
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantUtil}

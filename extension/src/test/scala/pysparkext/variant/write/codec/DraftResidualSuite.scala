@@ -1,7 +1,8 @@
 package pysparkext.variant.write.codec
 
-import org.apache.spark.types.variant.{Variant, VariantBuilder}
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.types.variant.{Variant, VariantBuilder}
 
 import pysparkext.variant.codec.UntypedValue
 

@@ -2,8 +2,9 @@ package pysparkext.variant.write.codec
 
 import scala.collection.mutable.ArrayBuffer
 
-import org.apache.spark.types.variant.{Variant, VariantUtil}
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.types.variant.{Variant, VariantUtil}
 
 import pysparkext.testing.SparkShredding
 import pysparkext.testing.VariantValues.{built, json}
@@ -117,7 +118,8 @@ class FieldsByIdSuite extends AnyFunSuite {
 
   test("rows that share a metadata share one generation; a new metadata starts the next") {
     val rows = Seq(
-      json("[{\"a\": 1, \"x\": 2, \"b\": 3, \"y\": 4}, {\"b\": 5}, {}, {\"x\": 6, \"c\": 7}, {\"a\": {\"x\": 1, \"c\": 2}}]"),
+      json("""[{"a": 1, "x": 2, "b": 3, "y": 4}, {"b": 5}, {}, {"x": 6, "c": 7},""" +
+        """ {"a": {"x": 1, "c": 2}}]"""),
       // Another dictionary: the same ids name other keys.
       json("[{\"y\": 1, \"c\": 2}, {\"x\": 3, \"b\": 4, \"a\": 5}, {\"y\": {\"a\": 1}}]"))
     val ids = new FieldsById(names)
@@ -127,7 +129,8 @@ class FieldsByIdSuite extends AnyFunSuite {
       val value = row.getValue
       for ((pos, i) <- elements(value).zipWithIndex) {
         val element = row.getElementAtIndex(i)
-        assert(walk(ids, names, value, pos, row.getMetadata, generation) == expected(element, names), s"row $generation[$i]")
+        assert(walk(ids, names, value, pos, row.getMetadata, generation) == expected(element, names),
+          s"row $generation[$i]")
         checked += 1
         // A nested object is walked at its own position with its own level, under the same metadata.
         for (f <- 0 until element.objectSize if element.getFieldAtIndex(f).value.getType == VariantUtil.Type.OBJECT) {
@@ -159,8 +162,8 @@ class FieldsByIdSuite extends AnyFunSuite {
       ids.foreachField(twice(0), 0, metadata, 1)((_, _) => (), _ => ()))
     assert(error.getMessage.contains("'a' appears twice"))
     val got = walk(ids, Array("a"), twice(1), 0, metadata, 1)
-    assert(got == Walk(Nil, Seq("q" -> built(_.appendLong(1)).getValue.toSeq, "q" -> built(_.appendLong(2)).getValue.toSeq),
-      Seq("a")))
+    val values = Seq(1L, 2L).map(n => "q" -> built(_.appendLong(n)).getValue.toSeq)
+    assert(got == Walk(Nil, values, Seq("a")))
   }
 
   test("OutsideFields keeps every field added, past its first capacity, until cleared") {

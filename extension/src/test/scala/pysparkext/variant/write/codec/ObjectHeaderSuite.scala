@@ -1,7 +1,8 @@
 package pysparkext.variant.write.codec
 
-import org.apache.spark.types.variant.VariantBuilder
 import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.types.variant.VariantBuilder
 
 /**
  * The residual objects the column writers build by hand must be byte for byte what Spark's

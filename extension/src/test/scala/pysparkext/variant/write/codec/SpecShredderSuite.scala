@@ -5,9 +5,10 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.util.{ArrayList => JArrayList}
 
 import org.apache.parquet.io.api.Binary
+import org.scalatest.funsuite.AnyFunSuite
+
 import org.apache.spark.types.variant.{Variant, VariantBuilder, VariantSchema, VariantUtil}
 import org.apache.spark.types.variant.VariantSchema.IntegralSize
-import org.scalatest.funsuite.AnyFunSuite
 
 import pysparkext.testing.SparkShredding
 import pysparkext.testing.VariantValues.{built, difference, json}
@@ -166,7 +167,8 @@ class SpecShredderSuite extends AnyFunSuite {
   private val kinds: Seq[(String, Variant, Set[String])] = Seq(
     ("null", json("null"), Set.empty), ("boolean", json("true"), Set("boolean")),
     ("integer", json("7"), Set("byte", "short", "int", "long", "decimal")),
-    ("decimal", json("7.5"), Set("decimal")), ("whole decimal", json("7.0"), Set("byte", "short", "int", "long", "decimal")),
+    ("decimal", json("7.5"), Set("decimal")),
+    ("whole decimal", json("7.0"), Set("byte", "short", "int", "long", "decimal")),
     ("float", built(_.appendFloat(7f)), Set("float")), ("double", built(_.appendDouble(7.0)), Set("double")),
     ("string", json("\"7\""), Set("string")), ("long string", built(_.appendString("7" * 64)), Set("string")),
     ("date", built(_.appendDate(7)), Set("date")), ("timestamp", built(_.appendTimestamp(7L)), Set("timestamp")),
