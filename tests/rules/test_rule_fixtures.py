@@ -9,6 +9,9 @@ A case costs two lines, the query and one line per scan (a comment line above na
     SELECT user.geo.city FROM events WHERE user.geo.country = 'US';
     events: struct<user:struct<geo:struct<country:string,city:string>>>
 
+To add one, write the query with a placeholder line (``events: struct<x>``), run this module,
+check the lines the failure prints against what the query should read, and paste them.
+
 The queries name the tables of ``tests.support.rule_fixtures.TABLES``, built once per run, each
 only when a case reads it; the format is in ``tests/support/rule_fixtures.py``. A file that breaks
 the format fails the collection of this module, naming its file and line; a failing case prints
