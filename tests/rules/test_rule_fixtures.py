@@ -108,10 +108,13 @@ def test_rule_fixture(spark: SparkSession, rule_tables: Tables, case: Case) -> N
         + "\n".join(f"{table}: {schema}" for table, schema in read))
 
 
-def test_every_fixture_file_has_cases() -> None:
-    files = sorted(FIXTURES.glob("*.sql"))
-    assert files and all(case.file in {f.name for f in files} for case in CASES)
-    assert {f.name for f in files} == {case.file for case in CASES}
+def test_every_fixture_file_is_a_wired_rule_with_cases() -> None:
+    files = {path.name for path in FIXTURES.glob("*.sql")}
+    assert files and files == {case.file for case in CASES}
+    # the table of wired rules that `python -m pyspark_ext rules` prints (checked against the wiring
+    # by tests/extension/test_wired_rules.py)
+    wired = (FIXTURES.parents[2] / "docs" / "architecture.md").read_text()
+    assert all(f"`{name.removesuffix('.sql')}`" in wired for name in files), files
 
 
 @pytest.mark.parametrize("text, error", [
