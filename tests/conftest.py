@@ -19,6 +19,7 @@ from pyspark_ext.data import adtech  # noqa: E402
 from devtools.table_formats import PRODUCTS  # noqa: E402
 from tests.support import line_share  # noqa: E402
 from tests.support.differential import ENABLED, strict_session  # noqa: E402
+from tests.support.rule_fixtures import VARIANT_TABLES, Case  # noqa: E402
 
 
 #: The differential subset CI runs on every other Spark line (``.ci/run-lines``), each against that
@@ -35,9 +36,11 @@ from tests.support.differential import ENABLED, strict_session  # noqa: E402
 #: fuzzer's variant grammar and the Delta variant tests still run against stock 4.2. The producers
 #: pipelines (``pytest.mark.producers_lines``, test by test: a few whole pipelines and the workers'
 #: conversions) on the oldest line that has them (4.0): they use pyspark's public API only, and the
-#: full suite runs them all on the newest.
+#: full suite runs them all on the newest. The rules' SQL fixtures (``tests/rules``) run as the area of
+#: their tables: the nested cases (the nested shapes among them) with nested pruning, the cases over
+#: VARIANT tables with the variant subset, each (``_variant_rule_case``).
 PRUNING_SUBSET = frozenset({
-    "test_nested_pruning.py", "test_schema_pruning_suite.py", "test_spark_pruning_switch.py",
+    "test_nested_pruning.py", "test_rule_fixtures.py", "test_schema_pruning_suite.py", "test_spark_pruning_switch.py",
     "test_explain.py", "test_spark_lines.py", "test_settings_at_start.py", "test_line_fuzz.py",
 })
 VARIANT_SUBSET = frozenset({
@@ -68,7 +71,7 @@ SPARK_LINES_SUBSET = (
 #: variant line, runs version 3.
 _ICEBERG_V3_ON_41 = ("3.5", "4.1")
 SHARED_OUT = {
-    "test_shape_reads_minimal_schema_and_same_rows": line_share.PRUNING,
+    "test_rule_fixture": line_share.PRUNING,
     "test_correlated_outer_references_keep_rows": line_share.PRUNING,
     "test_widened_arrays_and_maps_keep_rows_in_generated_code": line_share.PRUNING,
     "test_spark_switch_off_reads_what_stock_reads": line_share.PRUNING,
@@ -127,16 +130,25 @@ def pytest_collection_modifyitems(config, items):
     if line == OLDEST_VARIANT_LINE:
         _each_value_of_the_variant_subset(items)
     for item in items:
-        if item.path.name in SPARK_LINES_SUBSET or (line == "3.5" and item.path.name in ON_SPARK_35) or (
+        variant_case = _variant_rule_case(item)
+        if (item.path.name in SPARK_LINES_SUBSET and (line == OLDEST_VARIANT_LINE or not variant_case)) or (
+                line == "3.5" and item.path.name in ON_SPARK_35) or (
                 line == OLDEST_PRODUCERS_LINE and item.get_closest_marker("producers_lines")):
             item.add_marker(pytest.mark.spark_lines)
         test = getattr(item, "originalname", item.name)
-        if test in SHARED_OUT:
+        if test in SHARED_OUT and not variant_case:
             position = positions[item.path, test]
             positions[item.path, test] += 1
             position += _outer_turn(item, outer_values.setdefault((item.path, test), []))
             if not line_share.runs_here(position, SHARED_OUT[test], line):
                 item.add_marker(pytest.mark.another_line)
+
+
+def _variant_rule_case(item) -> bool:
+    """A case of the rules' SQL fixtures over a VARIANT table: in the subset on the oldest line with
+    the variant half only, and there every case, as the variant subset's modules."""
+    case = getattr(item, "callspec", None) and item.callspec.params.get("case")
+    return isinstance(case, Case) and bool(case.tables & VARIANT_TABLES)
 
 
 def _outer_turn(item, seen: list[str]) -> int:

@@ -7,6 +7,7 @@ import pytest
 
 from pyspark_ext import settings
 from tests.support.differential import compare, confs
+from tests.support.rule_fixtures import ARRAYS
 
 NARROW_OFF = {settings.NARROW_GENERATORS: "false"}
 
@@ -40,28 +41,17 @@ def test_chained_explode_reads_pruned_and_widens_nothing(spark, events):
     with confs(spark, NARROW_OFF):
         _, before = compare(spark, CHAINED_EXPLODE)
         assert "widen_pruned" in optimized_plan(spark, CHAINED_EXPLODE)
+    # what it reads: chained_explode_events in tests/rules/fixtures/NarrowPrunedGenerators.sql
     assert ext.read_schemas == before.read_schemas
-    assert ext.read_schemas == [
-        "struct<page:struct<views:array<struct<items:array<struct<cpc:double,clicked:boolean>>>>>>"]
     assert "widen_pruned" not in optimized_plan(spark, CHAINED_EXPLODE)
 
 
 @pytest.fixture(scope="module")
 def generated_table(spark, tmp_path_factory):
     """Arrays of structs holding arrays, and arrays of arrays, with null and empty arrays, null
-    elements and null fields at every level."""
+    elements and null fields at every level: the rules' SQL fixtures' ``arrays``."""
     path = str(tmp_path_factory.mktemp("narrow_generators") / "g")
-    spark.sql("""SELECT * FROM VALUES
-        (1, array(named_struct('x', 1, 'y', 'a', 'inner', array(named_struct('p', 1, 'q', 'p'), null,
-                                                               named_struct('p', null, 'q', 'r'))),
-                  named_struct('x', 2, 'y', 'b', 'inner', array())),
-            array(array(named_struct('p', 10, 'q', 'u')), null, array())),
-        (2, array(null, named_struct('x', 3, 'y', null, 'inner', null)), array(null)),
-        (3, null, null),
-        (4, array(), array()),
-        (5, array(named_struct('x', null, 'y', 'c', 'inner', array(named_struct('p', 5, 'q', null)))),
-            array(array(named_struct('p', 11, 'q', 'v'), null, named_struct('p', 12, 'q', null))))
-        AS g(id, a, aa)""").write.parquet(path)
+    spark.sql(ARRAYS).write.parquet(path)
     spark.read.parquet(path).createOrReplaceTempView("g")
     yield
     spark.catalog.dropTempView("g")

@@ -7,6 +7,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
+from pyspark_ext import outcome
 # the tests' name for it: confs set for a block, then restored
 from pyspark_ext.scoped_confs import scoped_confs as confs  # noqa: F401
 
@@ -66,4 +67,15 @@ def compare(spark: SparkSession, query: str | DataFrame) -> tuple[Run, Run]:
     assert ext.rows == stock.rows, f"rows differ with the extension on for: {query}"
     assert ext.leaves <= stock.leaves, (
         f"the extension reads more leaves than stock Spark: {ext.read_schemas} vs {stock.read_schemas}")
+    return stock, ext
+
+
+def same_outcome(spark: SparkSession, sql: str) -> tuple[outcome.Outcome, outcome.Outcome]:
+    """(stock, extension) outcomes of ``sql``, the extension's with its read-schema report; fails unless both
+    give the same rows by ``pyspark_ext.outcome``'s one definition (doubles to its tolerance)."""
+    stock = outcome.run(spark, sql, enabled=False)
+    ext = outcome.run(spark, sql, enabled=True, scans=True)
+    assert stock.error is None, f"stock Spark fails {sql}: {stock.message}"
+    difference = outcome.difference(stock, ext, order=None)
+    assert difference is None, f"with the extension on, {difference}: {sql}"
     return stock, ext

@@ -3,7 +3,9 @@ shredding writer, read by their leaves with the extension.
 
 Files of one table are shredded differently (as Spark's writer does per file): a full schema,
 a conflicting one (``id`` as a string, partial objects) and no shredding at all. Every query
-must return the rows stock Spark returns for the same files, with ANSI on and off.
+must return the rows stock Spark returns for the same files, with ANSI on and off. The read schemas
+of path reads over such files (one file, a catalog table, a table of conflicting files) are in the
+rules' SQL fixtures (``tests/rules/fixtures/RewriteShreddedVariantPaths.sql``).
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ def spec(spark: SparkSession, tmp_path_factory):
     spec = write_spec_three_ways(spark, truth, base)
     one = str(base / "one")
     write_spec(spark, truth, one, FULL)
-    return {"base": base, "spec": spec, "spec_one": source(one)}
+    return {"spec": spec, "spec_one": source(one)}
 
 
 def stock_and_ext(spark: SparkSession, query: str) -> tuple[list[str], list[str]]:
@@ -62,15 +64,6 @@ def read_schema(spark: SparkSession, query: str) -> list[str]:
     return [s["read_schema"] for s in pyspark_ext.explain_read_schema(spark.sql(query))]
 
 
-def test_path_read_reads_only_its_leaves(spark: SparkSession, spec) -> None:
-    [schema] = read_schema(spark, f"SELECT variant_get(v, '$.user.name', 'string') FROM {spec['spec_one']}")
-    # user and user.name are shredded, so neither the top-level nor user's residual can hold
-    # the value; the leaf's residual is null in every row group (statistics), so it is not read,
-    # and with no residual to decode neither is the column's metadata.
-    assert schema == ("struct<v:struct<typed_value:struct<user:struct<"
-                      "typed_value:struct<name:struct<typed_value:string>>>>>>")
-
-
 def test_residual_with_values_in_one_file_is_read(spark: SparkSession, tmp_path) -> None:
     # user.name is a string in every row of one file and a number in some rows of the other:
     # the number is in that file's residual, so the read takes the residual and the metadata.
@@ -90,20 +83,6 @@ def test_residual_with_values_in_one_file_is_read(spark: SparkSession, tmp_path)
                       "typed_value:struct<name:struct<value:binary,typed_value:string>>>>>>")
     stock, ext = stock_and_ext(spark, q)
     assert ext == stock and "('0',)" in ext
-
-
-def test_unshredded_field_reads_the_residual(spark: SparkSession, spec) -> None:
-    [schema] = read_schema(spark, f"SELECT v:user.extra.since::int FROM {spec['spec_one']}")
-    assert schema == ("struct<v:struct<metadata:binary,typed_value:struct<user:struct<"
-                      "value:binary>>>>")
-
-
-def test_conflicting_files_are_read_separately(spark: SparkSession, spec) -> None:
-    schemas = read_schema(spark, f"SELECT v:id::string FROM {spec['spec']}")
-    # The int64 and the string id cannot share one read schema: two scans under a Union.
-    assert len(schemas) == 2
-    assert any("typed_value:bigint" in s for s in schemas)
-    assert any("typed_value:string" in s for s in schemas)
 
 
 def test_whole_variant_of_shredded_files(spark: SparkSession, spec) -> None:
@@ -128,20 +107,6 @@ def test_unshredded_table_stays_with_spark(spark: SparkSession, spec, tmp_path) 
     assert read_schema(spark, q) == stock
     stock, ext = stock_and_ext(spark, f"SELECT id, v:user.name::string FROM {source(path)}")
     assert ext == stock
-
-
-def test_catalog_table_over_spec_files(spark: SparkSession, spec) -> None:
-    location = str(spec["base"] / "one")
-    spark.sql("DROP TABLE IF EXISTS spec_events")
-    spark.sql(f"CREATE TABLE spec_events (id BIGINT, v VARIANT) USING parquet LOCATION '{location}'")
-    try:
-        q = "SELECT v:kind::string, count(*), max(v:user.id::int) FROM spec_events GROUP BY 1"
-        stock, ext = stock_and_ext(spark, q)
-        assert ext == stock
-        [schema] = read_schema(spark, q)
-        assert "kind" in schema and "items" not in schema
-    finally:
-        spark.sql("DROP TABLE spec_events")
 
 
 def test_typed_value_of_another_type_is_cast_directly(spark: SparkSession, spec) -> None:
