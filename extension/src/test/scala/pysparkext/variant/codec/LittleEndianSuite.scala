@@ -33,6 +33,12 @@ class LittleEndianSuite extends AnyFunSuite {
     assert(LittleEndian.readUnsigned(Array[Byte](-1, -1, -1), 0, 3) == 0xffffff)
   }
 
+  test("four bytes with the high bit set are a malformed variant, as Spark's reader says") {
+    val error = intercept[RuntimeException](LittleEndian.readUnsigned(Array[Byte](0, 0, 0, -128), 0, 4))
+    assert(error.getMessage.contains("MALFORMED_VARIANT"))
+    assert(LittleEndian.readUnsigned(Array[Byte](-1, -1, -1, 127), 0, 4) == Int.MaxValue)
+  }
+
   test("dictionary sizes and offsets of Spark-built metadata read back, for every offset width") {
     // Keys of 200 bytes: 1, 2 and 400 keys need offsets of 1, 2 and 3 bytes.
     for ((keys, offsetSize) <- Seq(1 -> 1, 2 -> 2, 400 -> 3)) {

@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.expressions.variant.{VariantGet, VariantPathSegment}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.errors.QueryExecutionErrors
 import org.apache.spark.sql.execution.datasources.{FileFormat, InsertIntoHadoopFsRelationCommand, OutputWriter, VariantMetadata}
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOutputWriter, ParquetWriteSupport, SparkShreddingUtils}
 import org.apache.spark.sql.types.{DataType, StructType}
@@ -15,6 +16,9 @@ import org.apache.spark.types.variant.{VariantBuilder, VariantSchema}
  * version of the trait holds only [[isVariantStruct]], which the shared code asks of any struct.
  */
 trait VariantInternals {
+  /** Spark's `MALFORMED_VARIANT` error, raised where a variant's bytes cannot be valid. */
+  def malformedVariant(): Throwable = QueryExecutionErrors.malformedVariant()
+
   /**
    * A variant path read, `variant_get` and its kin: (variant, path, target type, whether a
    * failed cast raises, time zone). By field, not by position.
