@@ -29,12 +29,12 @@ import tempfile
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext.settings import ENABLED
 from devtools.table_formats import PRODUCTS, with_product
 
 from .metrics import InputBytes
 from .nested_queries import NESTED_QUERIES
 
-ENABLED = "spark.pyspark_ext.enabled"
 
 def session() -> SparkSession:
     """A local session with Comet and the extension (not strict: a benchmark, not a test)."""

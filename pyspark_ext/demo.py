@@ -21,8 +21,8 @@ from .session import configure
 from .shredding import shred
 from .spark_shredding import spark_shredding
 from .data.variant_queries import queries
+from .settings import ENABLED
 
-ENABLED = "spark.pyspark_ext.enabled"
 
 #: The nested part's queries, as templates over the event table ``{t}`` (shown as ``events``).
 QUERIES = {

@@ -9,8 +9,8 @@ from pyspark.sql import DataFrame, SparkSession
 import pyspark_ext
 # the tests' name for it: confs set for a block, then restored
 from pyspark_ext.scoped_confs import scoped_confs as confs  # noqa: F401
+from pyspark_ext.settings import ENABLED
 
-ENABLED = "spark.pyspark_ext.enabled"
 
 def strict_session(app: str, warehouse: str) -> SparkSession:
     """The test session: extension loaded, strict mode, and Spark's own plan-change validation, so
