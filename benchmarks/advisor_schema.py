@@ -32,6 +32,7 @@ from pyspark_ext.outcome import canonical_rows
 from pyspark_ext.shredding import infer_shredding_schema
 from pyspark_ext.spark_shredding import spark_shredding
 from pyspark_ext.data.variant_events import json_sql
+from pyspark_ext import settings
 
 from .alternating import alternate
 from .datasets import _key
@@ -152,7 +153,7 @@ def run_workload(spark: SparkSession, metrics: InputBytes, paths: dict[str, str]
 
         def sql(config: str) -> str:
             form, mode = config.rsplit("_", 1)
-            spark.conf.set("spark.pyspark_ext.enabled", str(mode == "ext").lower())
+            spark.conf.set(settings.ENABLED, str(mode == "ext").lower())
             return qs[name].variant.format(t=f"parquet.`{paths[form]}`")
 
         def one(config: str):
@@ -166,7 +167,7 @@ def run_workload(spark: SparkSession, metrics: InputBytes, paths: dict[str, str]
             totals = scan_totals(pyspark_ext.explain_read_schema(spark.sql(sql(config))))
             r.column_bytes[config], r.read_leaves[config] = totals["column_bytes"], totals["read_leaves"]
         results.append(r)
-    spark.conf.set("spark.pyspark_ext.enabled", "true")
+    spark.conf.set(settings.ENABLED, "true")
     return results
 
 

@@ -23,31 +23,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import tempfile
 
 from pyspark.sql import SparkSession
 
 import pyspark_ext
-from devtools.table_formats import PRODUCTS, with_product
+from pyspark_ext.settings import ENABLED
+from pyspark_ext.session import local_session
+from devtools.table_formats import PRODUCTS, product_confs
 
 from .metrics import InputBytes
 from .nested_queries import NESTED_QUERIES
 
-ENABLED = "spark.pyspark_ext.enabled"
 
 def session() -> SparkSession:
     """A local session with Comet and the extension (not strict: a benchmark, not a test)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (SparkSession.builder.master("local[2]").appName("pyspark-ext comet bytes")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "4g"))
-               .config("spark.sql.shuffle.partitions", "8"))
-    builder = with_product(builder, PRODUCTS["comet"],
-                           **{"spark.memory.offHeap.size": os.environ.get("BENCH_OFFHEAP", "2g")})
-    spark = pyspark_ext.configure(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    comet = product_confs(PRODUCTS["comet"], **{"spark.memory.offHeap.size": os.environ.get("BENCH_OFFHEAP", "2g")})
+    return local_session("pyspark-ext comet bytes", shuffle_partitions=8,
+                         confs={"spark.driver.memory": os.environ.get("BENCH_DRIVER_MEMORY", "4g"), **comet})
 
 
 def measure(spark: SparkSession, sql: str, metrics: InputBytes, label: str) -> dict:

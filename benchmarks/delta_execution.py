@@ -39,6 +39,7 @@ from . import datasets, tables, variant_data
 from .alternating import canonical_rows, same_rows
 from .metrics import InputBytes
 from .nested_queries import NESTED_QUERIES
+from pyspark_ext import settings
 
 LOG_STATE_TASKS = 50
 OUT = Path(__file__).resolve().parent / "out"
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     counter = iter(range(10**9))
 
     def one(sql: str, mode: str) -> dict:
-        spark.conf.set("spark.pyspark_ext.enabled", "true" if mode == "extension" else "false")
+        spark.conf.set(settings.ENABLED, "true" if mode == "extension" else "false")
         df = spark.sql(sql)
         qe = df._jdf.queryExecution()
         tag = f"delta-execution-{next(counter)}"

@@ -15,15 +15,16 @@ from . import datasets
 from .metrics import InputBytes
 from .nested_queries import NESTED_QUERIES
 from .suites import session
+from pyspark_ext import settings
 
 SAME_LEAVES = ["project_few_leaves", "filter_nested_selective", "payload_two_leaves", "group_by_nested",
                "self_join_nested_key"]
 MODES = {
-    "stock": {"spark.pyspark_ext.enabled": "false"},
-    "extension": {"spark.pyspark_ext.enabled": "true",
-                  "spark.pyspark_ext.scan.leafColumnsReader.enabled": "true"},
-    "extension, leaf reader off": {"spark.pyspark_ext.enabled": "true",
-                                   "spark.pyspark_ext.scan.leafColumnsReader.enabled": "false"},
+    "stock": {settings.ENABLED: "false"},
+    "extension": {settings.ENABLED: "true",
+                  settings.LEAF_COLUMNS_READER: "true"},
+    "extension, leaf reader off": {settings.ENABLED: "true",
+                                   settings.LEAF_COLUMNS_READER: "false"},
 }
 
 
@@ -42,8 +43,8 @@ def main(queries: list[str]) -> None:
     for name in queries:
         seen = {}
         for _ in range(2):
-            for mode, settings in MODES.items():
-                for key, value in settings.items():
+            for mode, mode_confs in MODES.items():
+                for key, value in mode_confs.items():
                     spark.conf.set(key, value)
                 df = spark.sql(NESTED_QUERIES[name])
                 before = hadoop_bytes()

@@ -26,6 +26,7 @@ from pyspark.sql import SparkSession
 from pyspark_ext.outcome import canonical_rows, same_rows
 from pyspark_ext.data.variant_events import json_sql
 from pyspark_ext.data.variant_queries import VariantQuery, queries
+from pyspark_ext import settings
 
 from .alternating import Run, alternate
 from .datasets import _key
@@ -142,7 +143,7 @@ class PeerResult:
 
 def _spark_run(spark: SparkSession, sql: str, extension: bool) -> Callable[[], list[Any]]:
     def run() -> list[Any]:
-        spark.conf.set("spark.pyspark_ext.enabled", str(extension).lower())
+        spark.conf.set(settings.ENABLED, str(extension).lower())
         return [tuple(r) for r in spark.sql(sql).collect()]
     return run
 
@@ -184,7 +185,7 @@ def run_peers(spark: SparkSession, rows: int, out: Path, repeat: int = 5,
         "duckdb/flat": _duckdb_run(con, f"SELECT count(*) FROM read_parquet('{flat}')"),
         "spark_stock/flat": _spark_run(spark, f"SELECT count(*) FROM parquet.`{flat}`", False),
         "spark_ext/flat": _spark_run(spark, f"SELECT count(*) FROM parquet.`{flat}`", True)}, repeat)
-    spark.conf.unset("spark.pyspark_ext.enabled")
+    spark.conf.unset(settings.ENABLED)
     con.close()
     _write(out, rows, cores, repeat, results, {c.split("/")[0]: t for c, t in fixed.seconds.items()},
            skip)

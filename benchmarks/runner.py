@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext import settings
 
 from .alternating import ResultMismatch, alternate, canonical_rows
 from .metrics import InputBytes, scan_totals
@@ -49,7 +50,7 @@ class QueryResult:
 
 
 def _set(spark: SparkSession, mode: str) -> None:
-    spark.conf.set("spark.pyspark_ext.enabled", MODES[mode])
+    spark.conf.set(settings.ENABLED, MODES[mode])
 
 
 def plan_ms(spark: SparkSession, sql: str, mode: str, repeat: int = 5) -> float:

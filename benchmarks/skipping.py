@@ -36,6 +36,7 @@ from pyspark.sql import SparkSession
 import pyspark_ext
 from pyspark_ext.data.variant_events import SHREDDING, json_sql
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 
 from .alternating import ResultMismatch, canonical_rows, same_rows
 from .datasets import _key
@@ -49,7 +50,7 @@ SORT = ["try_variant_get(v, '$.ts', 'bigint')"]
 TS0, TS_STEP = 1_700_000_000_000, 37  # ts = TS0 + id * TS_STEP (variant_events)
 FORMS = ("plain", "bloom", "clustered")
 ROW_GROUP_BYTES = 16 * 1024 * 1024
-METRICS = "spark.pyspark_ext.metrics.rowGroups.enabled"
+METRICS = settings.ROW_GROUP_METRICS
 
 
 def queries(rows: int) -> dict[str, str]:

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from pyspark.sql import SparkSession
 
-import pyspark_ext
+from pyspark_ext.session import local_session
 
 #: suite -> (module under benchmarks/, what it measures)
 SUITES: dict[str, tuple[str, str]] = {
@@ -60,13 +60,8 @@ def module(name: str) -> Suite:
 
 
 def session() -> SparkSession:
-    builder = (SparkSession.builder.master("local[2]").appName("pyspark-ext benchmarks")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "8g"))
-               .config("spark.sql.shuffle.partitions", "8"))
-    spark = pyspark_ext.configure(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    return local_session("pyspark-ext benchmarks", shuffle_partitions=8,
+                         confs={"spark.driver.memory": os.environ.get("BENCH_DRIVER_MEMORY", "8g")})
 
 
 def run(options: SuiteOptions) -> Path:

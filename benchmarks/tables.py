@@ -29,9 +29,9 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-import pyspark_ext
 from pyspark_ext.jar import carries_variant
-from devtools.table_formats import PRODUCTS, with_product
+from pyspark_ext.session import local_builder
+from devtools.table_formats import PRODUCTS, product_confs
 from pyspark_ext.data.variant_queries import queries as variant_queries
 
 from . import datasets, variant_data
@@ -48,18 +48,14 @@ NESTED_ROWS, VARIANT_ROWS, PAYLOAD_WIDTH = 100_000, 300_000, 1000
 def _session(product: str, warehouse: Path, delta_first: bool = False) -> SparkSession:
     """``delta_first``: the extension's class after Delta's in ``spark.sql.extensions``, the order
     ``pyspark_ext.configure`` used before it put the extension first (docs/table-formats.md)."""
-    builder = (SparkSession.builder.master("local[2]").appName(f"pyspark-ext tables {product}")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "8g"))
-               .config("spark.sql.shuffle.partitions", "8")
-               .config("spark.sql.warehouse.dir", str(warehouse)))
     extra = {}
     if product == "iceberg":
         extra = {"spark.sql.catalog.bench": "org.apache.iceberg.spark.SparkCatalog",
                  "spark.sql.catalog.bench.type": "hadoop",
                  "spark.sql.catalog.bench.warehouse": str(warehouse / "iceberg")}
-    builder = with_product(builder, PRODUCTS[product], **extra)
-    builder = pyspark_ext.configure(builder)
+    builder = local_builder(f"pyspark-ext tables {product}", shuffle_partitions=8, confs={
+        "spark.driver.memory": os.environ.get("BENCH_DRIVER_MEMORY", "8g"),
+        "spark.sql.warehouse.dir": str(warehouse), **product_confs(PRODUCTS[product], **extra)})
     if delta_first:
         names = [n.strip() for n in builder._options["spark.sql.extensions"].split(",") if n.strip()]
         ours = [n for n in names if n.startswith("pysparkext.")]

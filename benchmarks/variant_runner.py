@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext import settings
 
 from .metrics import InputBytes, scan_totals
 from .alternating import alternate, canonical_rows
@@ -75,7 +76,7 @@ def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, na
     configs = configs or list(CONFIGS)
 
     def use(config: str) -> None:
-        spark.conf.set("spark.pyspark_ext.enabled", str(CONFIGS[config][1]).lower())
+        spark.conf.set(settings.ENABLED, str(CONFIGS[config][1]).lower())
 
     def one(config: str):
         use(config)
@@ -93,7 +94,7 @@ def run_variant_query(spark: SparkSession, metrics: InputBytes, dataset: str, na
         totals = scan_totals(pyspark_ext.explain_read_schema(spark.sql(_sql(q, config))))
         result.row_groups_read[config] = totals["row_groups_read"]
         result.row_groups_skipped[config] = totals["row_groups_skipped"]
-    spark.conf.set("spark.pyspark_ext.enabled", "true")
+    spark.conf.set(settings.ENABLED, "true")
     return result
 
 

@@ -31,12 +31,13 @@ from pyspark.sql import SparkSession
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
 from pyspark_ext.data.variant_events import SHREDDING, json_sql
+from pyspark_ext import settings
 
 from .datasets import _key
 from .suites import SuiteOptions
 
 WRITERS = ("unshredded", "spark_forced", "spark_inferred", "spec", "spec_rows", "draft", "draft_rows")
-COLUMNAR = "spark.pyspark_ext.writer.columnar.enabled"
+COLUMNAR = settings.COLUMNAR_SPEC_WRITER
 
 
 def source(spark: SparkSession, rows: int, files: int = 2) -> str:

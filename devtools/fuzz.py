@@ -193,21 +193,11 @@ def session(master: str, confs: dict[str, str]) -> tuple[SparkSession, bool]:
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
-    import os
-
-    from pyspark_ext.session import configure
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (SparkSession.builder.master(master).appName("pyspark-ext-fuzz")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               # Spark checks each rule's output plan for integrity, so a rule that breaks it fails
-               # the query that triggers it (as in the tests) instead of going unnoticed.
-               .config("spark.sql.planChangeValidation", "true"))
-    for key, value in confs.items():
-        builder = builder.config(key, value)
-    spark = configure(builder, strict=True).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark, True
+    from pyspark_ext.session import local_session
+    # Spark checks each rule's output plan for integrity, so a rule that breaks it fails the query
+    # that triggers it (as in the tests) instead of going unnoticed.
+    checked = {"spark.sql.planChangeValidation": "true", **confs}
+    return local_session("pyspark-ext-fuzz", master=master, confs=checked, strict=True), True
 
 
 @dataclass

@@ -59,6 +59,7 @@ from pyspark.sql import SparkSession
 from sqlglot import exp
 
 from pyspark_ext.scoped_confs import scoped_confs
+from pyspark_ext.settings import ENABLED
 
 from .case import Case, CatalogTable, Snapshot
 from .data import variant_json
@@ -68,7 +69,6 @@ from .table_formats import PRODUCTS
 CATALOG = "fuzz_ice"
 NAMESPACE = f"{CATALOG}.fuzz"
 ICEBERG = PRODUCTS["iceberg"]
-ENABLED = "spark.pyspark_ext.enabled"
 #: Iceberg 1.12's vectorized reader fails on shredded values ("Unsupported variant: shredded
 #: typed_value primitive"), stock and with the extension alike; its row-by-row reader reads them.
 #: Small row groups, so that filters on paths have row groups to skip.

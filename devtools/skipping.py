@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pyspark_ext.settings import ROW_GROUP_METRICS
+
 _NOT_NULL = re.compile(r"noteq\([\w.`]+, null\)")
 
 
@@ -66,4 +68,4 @@ class Skips:
                 f"by statistics ({self.row_groups_skipped} of {self.row_groups}), {self.by_pages} pages "
                 f"({self.pages_skipped} of {self.pages} in the row groups read), {self.at_run_time} more row groups "
                 f"at run time by dictionaries or bloom filters ({self.beyond_statistics}; counted with "
-                "spark.pyspark_ext.metrics.rowGroups.enabled=true)")
+                f"{ROW_GROUP_METRICS}=true)")

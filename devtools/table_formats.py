@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyspark.sql import SparkSession
-
 from devtools import maven
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,15 +65,12 @@ PRODUCTS = {
 }
 
 
-def with_product(builder: SparkSession.Builder, product: Product, **extra: str) -> SparkSession.Builder:
-    """``builder`` with the product's jars for the installed Spark line and its settings (the
-    extension is added after, by ``pyspark_ext.configure``, which appends to ``spark.jars`` and
-    ``spark.sql.extensions``)."""
+def product_confs(product: Product, **extra: str) -> dict[str, str]:
+    """The product's jars for the installed Spark line and its settings, then ``extra``: the
+    ``confs`` of a ``pyspark_ext.session.local_session``, whose ``configure`` adds the extension to
+    ``spark.jars`` and ``spark.sql.extensions``."""
     from pyspark_ext import jar
-    builder = builder.config("spark.jars", maven.spark_jars(product.name, jar.spark_line()))
-    for key, value in {**product.confs, **extra}.items():
-        builder = builder.config(key, value)
-    return builder
+    return {"spark.jars": maven.spark_jars(product.name, jar.spark_line()), **product.confs, **extra}
 
 
 def for_this_line() -> list[str]:

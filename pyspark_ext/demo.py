@@ -17,12 +17,12 @@ from .data import adtech, variant_events
 from .explain import explain_read_schema
 from .jar import carries_variant
 from .outcome import canonical_rows, same_rows
-from .session import configure
+from .session import local_session
 from .shredding import shred
 from .spark_shredding import spark_shredding
 from .data.variant_queries import queries
+from .settings import ENABLED
 
-ENABLED = "spark.pyspark_ext.enabled"
 
 #: The nested part's queries, as templates over the event table ``{t}`` (shown as ``events``).
 QUERIES = {
@@ -57,12 +57,7 @@ TIMED_RUNS = 1
 
 
 def _session() -> SparkSession:
-    builder = (SparkSession.builder.master("local[2]").appName("pyspark-ext demo")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4"))
-    spark = configure(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    return local_session("pyspark-ext demo", shuffle_partitions=4)
 
 
 def run_demo(rows: int = 30_000, directory: str | None = None, variant_rows: int = 100_000,

@@ -46,5 +46,5 @@ def markdown_table(rows: list[Support]) -> str:
 
 def generate() -> str:
     """The tables, read from a local session started with the extension."""
-    from .settings_table import local_session
-    return markdown_table(declared(local_session()))
+    from .settings_table import running_or_local_session
+    return markdown_table(declared(running_or_local_session()))

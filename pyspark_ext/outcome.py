@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from ._variant_types import VARIANT_VALUES
+from .settings import ENABLED
 
 try:
     from pyspark.sql.variant_utils import VariantUtils
@@ -46,7 +47,6 @@ except ImportError:  # pyspark 3.5 has no VARIANT, so no variant value is ever p
 if TYPE_CHECKING:
     from pyspark.sql.types import VariantVal
 
-ENABLED = "spark.pyspark_ext.enabled"
 
 #: Doubles within this relative distance of each other are the same (see the module's docstring).
 RELATIVE_TOLERANCE = 1e-10

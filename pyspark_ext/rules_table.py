@@ -30,5 +30,5 @@ def markdown_table(rules: list[tuple[str, str]]) -> str:
 
 def generate() -> str:
     """The table, read from a local session started with the extension."""
-    from .settings_table import local_session
-    return markdown_table(wired(local_session()))
+    from .settings_table import running_or_local_session
+    return markdown_table(wired(running_or_local_session()))

@@ -1,7 +1,10 @@
-"""One call that turns the extension on for a SparkSession builder."""
+"""One call that turns the extension on for a SparkSession builder, and the local session the
+demo, the dev tools, the benchmarks and the tests start with it."""
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Mapping
 
 import pyspark
 from pyspark.sql import SparkSession
@@ -97,3 +100,40 @@ def configure(builder: SparkSession.Builder, **settings_: str | bool | int) -> S
 def _text(value: str | bool | int) -> str:
     """A keyword value as Spark reads it: Python's ``True`` is ``true``."""
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+#: What every local session of the package's own tools and tests starts with: no web UI (it takes a
+#: port per session and nobody looks at it) and no console progress bar (it garbles their output).
+LOCAL_CONFS = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+
+
+def local_builder(app_name: str, *, master: str = "local[2]", shuffle_partitions: int | None = 2,
+                  confs: Mapping[str, str] | None = None, extension: bool = True, strict: bool = False,
+                  hive: bool = False) -> SparkSession.Builder:
+    """The builder of a local session: ``LOCAL_CONFS``, ``shuffle_partitions`` (None: Spark's
+    default), then ``confs``, Hive's catalog if ``hive``, and the extension (``configure``, in
+    strict mode if ``strict``) unless ``extension`` is False. ``confs`` may set ``spark.jars`` and
+    ``spark.sql.extensions``: ``configure`` adds to them. Python workers run this interpreter,
+    unless ``PYSPARK_PYTHON`` says otherwise."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    partitions = {} if shuffle_partitions is None else {"spark.sql.shuffle.partitions": str(shuffle_partitions)}
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in {**LOCAL_CONFS, **partitions, **(confs or {})}.items():
+        builder = builder.config(key, value)
+    if hive:
+        builder = builder.enableHiveSupport()
+    if not extension:
+        return builder
+    return configure(builder, strict=True) if strict else configure(builder)
+
+
+def local_session(app_name: str, *, log_level: str | None = "ERROR", master: str = "local[2]",
+                  shuffle_partitions: int | None = 2, confs: Mapping[str, str] | None = None,
+                  extension: bool = True, strict: bool = False, hive: bool = False) -> SparkSession:
+    """``local_builder``'s session, started (or the running one, which ``configure`` checks has
+    the extension), logging at ``log_level`` (None: as Spark's log4j settings say)."""
+    spark = local_builder(app_name, master=master, shuffle_partitions=shuffle_partitions, confs=confs,
+                          extension=extension, strict=strict, hive=hive).getOrCreate()
+    if log_level is not None:
+        spark.sparkContext.setLogLevel(log_level)
+    return spark

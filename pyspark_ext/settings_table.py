@@ -38,19 +38,16 @@ def markdown_table(settings: list[Declared]) -> str:
     return "\n".join(rows)
 
 
-def local_session() -> Any:
+def running_or_local_session() -> Any:
     """The running session, or a small local one started with the extension."""
-    from pyspark.sql import SparkSession
-
     from .loaded import running_session
-    from .session import configure
+    from .session import local_session
     spark = running_session()
     if spark is None:
-        spark = configure(SparkSession.builder.master("local[1]").appName("pyspark-ext conf")
-                          .config("spark.ui.enabled", "false")).getOrCreate()
+        spark = local_session("pyspark-ext conf", master="local[1]", shuffle_partitions=None, log_level=None)
     return spark
 
 
 def generate() -> str:
     """The table, read from a local session started with the extension."""
-    return markdown_table(declared(local_session()))
+    return markdown_table(declared(running_or_local_session()))

@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DataType
 
 from . import incremental, key_order as _key_order, storage
+from .. import settings
 from .errors import ProducerError, from_spark
 from .exact_types import same, widens
 from .produce import SampleValues
@@ -29,7 +30,6 @@ from .storage import Store, version_dir
 
 Add, Update, Delete = "Add", "Update", "Delete"
 CRASH_ENV = "PYSPARK_EXT_PRODUCERS_CRASH"
-CONF = "spark.pyspark_ext.producers."
 log = logging.getLogger(__name__)
 
 
@@ -72,10 +72,9 @@ class Pipeline:
 
         def conf(key: str, default: str) -> str:
             return default if spark is None else spark.conf.get(key, default)
-        self.rows_per_group = rows_per_row_group or int(conf(CONF + "rowsPerRowGroup", "65536"))
-        self.rows_per_file = rows_per_file or int(conf(CONF + "rowsPerFile", "1048576"))
-        self.row_group_bytes = row_group_bytes or int(conf(CONF + "rowGroupBytes",
-                                                           str(64 << 20)))
+        self.rows_per_group = rows_per_row_group or int(conf(settings.PRODUCERS_ROWS_PER_ROW_GROUP, "65536"))
+        self.rows_per_file = rows_per_file or int(conf(settings.PRODUCERS_ROWS_PER_FILE, "1048576"))
+        self.row_group_bytes = row_group_bytes or int(conf(settings.PRODUCERS_ROW_GROUP_BYTES, str(64 << 20)))
         self.partitions = partitions or int(conf("spark.sql.shuffle.partitions", "200"))
         self.last_stats: dict[str, dict[str, Any]] = {}
 

@@ -19,6 +19,7 @@ from pyspark_ext.advisor import analyze_workload
 from pyspark_ext.advisor.recommend import PathStats, choose, write_choices
 from pyspark_ext.advisor.recommend import _candidates as candidates_of
 from pyspark_ext.advisor.recommend import _filters as filters_of
+from pyspark_ext import settings
 from tests.support.differential import confs
 
 TABLES = {"t": "id BIGINT, v VARIANT, w VARIANT"}
@@ -196,11 +197,11 @@ def test_advise_write_skips_row_groups_for_the_workloads_filters(spark, workload
     with confs(spark, WRITE):
         pyspark_ext.write_shredded(spark.read.parquet(sample), plain, {"v": schema}, layout)
     read, pages = {}, {}
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS: "true"}):
         for kind, where in (("lookup", f"v:did::string = '{target}'"),
                             ("range", "v:ts::bigint BETWEEN 100 AND 150")):
             query = "SELECT id, v:ts::bigint AS ts FROM {t} WHERE " + where
-            with confs(spark, {"spark.pyspark_ext.enabled": "false"}):  # stock, on the sample itself
+            with confs(spark, {settings.ENABLED: "false"}):  # stock, on the sample itself
                 truth = sorted(spark.sql(query.format(t=f"parquet.`{sample}`")).collect())
             assert len(truth) == (1 if kind == "lookup" else 51)
             for name, path in (("advised", out), ("plain", plain)):
@@ -245,7 +246,7 @@ def test_advise_write_clusters_for_two_range_paths(spark, tmp_path):
         pyspark_ext.write_shredded(spark.read.parquet(sample), plain, {"v": doc["spec_shredding_schema"]})
     for where in ("v:a::bigint BETWEEN 1000 AND 1499", "v:b::bigint < 500"):
         query = "SELECT id FROM {t} WHERE " + where
-        with confs(spark, {"spark.pyspark_ext.enabled": "false"}):
+        with confs(spark, {settings.ENABLED: "false"}):
             truth = sorted(spark.sql(query.format(t=f"parquet.`{sample}`")).collect())
         read = {}
         for name, path in (("advised", out), ("plain", plain)):

@@ -17,6 +17,7 @@ from tests.support import draft_files
 from tests.support.differential import ENABLED, compare, confs
 from tests.support.rows import query_rows_rounded
 from tests.support.variant_codec import EMPTY_METADATA
+from pyspark_ext import settings
 
 
 def _spark_variant(spark: SparkSession, text: str) -> tuple[bytes, bytes]:
@@ -245,7 +246,7 @@ def test_spec_null_group_in_a_skipped_row_group(spark: SparkSession, tmp_path, s
     query = "SELECT id FROM bad WHERE v:a::bigint = 1"
     with confs(spark, {ENABLED: "false"}):
         assert "MALFORMED_VARIANT" in _error(spark, path, query)
-    with confs(spark, {"spark.pyspark_ext.variant.skipping.enabled": skipping}):
+    with confs(spark, {settings.VARIANT_SKIPPING: skipping}):
         if skipping == "true":
             rows = spark.read.schema("id BIGINT, v VARIANT").parquet(path).where("v:a::bigint = 1")
             assert [r.id for r in rows.collect()] == [2]

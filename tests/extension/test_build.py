@@ -9,7 +9,7 @@ from pathlib import Path
 import pyspark
 import pytest
 
-from pyspark_ext import jar
+from pyspark_ext import jar, settings
 from pyspark_ext.jar import EXTENSION_CLASS
 from pyspark_ext.session import configure
 
@@ -81,7 +81,7 @@ def test_configure_appends_to_existing_settings():
     configure(builder, strict=True)
     options = builder._options
     assert options["spark.sql.extensions"] == "com.example.Other,pysparkext.PySparkExtSessionExtensions"
-    assert options["spark.pyspark_ext.strict"] == "true"
+    assert options[settings.STRICT] == "true"
     builder._options.pop("spark.sql.extensions")
 
 
@@ -104,7 +104,6 @@ def test_configure_lists_the_extension_ahead_of_deltas():
 
 
 def test_every_conf_the_extension_reads_is_documented():
-    from pyspark_ext import settings
     source = (ROOT / "extension/src/main/scala/pysparkext/ExtConf.scala").read_text()
     keys = set(re.findall(r'"(spark\.pyspark_ext\.[A-Za-z0-9_.]+)"', source))
     doc = (ROOT / "docs" / "configuration.md").read_text()

@@ -30,7 +30,7 @@ from typing import Any
 import pyspark
 import pytest
 
-from pyspark_ext import jar
+from pyspark_ext import jar, settings
 from tests.support.deployments import checks
 
 pytestmark = [pytest.mark.cluster, pytest.mark.subprocess]
@@ -75,7 +75,7 @@ def local(spark, cluster_process, tmp_path_factory) -> dict[str, Any]:
     """The checks in local mode in this process (while the cluster runs them), in a session of
     their own: the checks' temp views (``events``...) must not replace the other modules'."""
     session = spark.newSession()
-    assert session.conf.get("spark.pyspark_ext.strict") == "true"
+    assert session.conf.get(settings.STRICT) == "true"
     base = tmp_path_factory.mktemp("local")
     results = checks.run_checks(session, str(base), variant=VARIANT_HALF)
     if jar.runs_producers():

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import pyspark_ext
 from pyspark_ext.data import adtech
+from pyspark_ext.settings import ROW_GROUP_METRICS, STRICT
 from pyspark_ext.spark_shredding import spark_shredding
 from tests.support.deployments import checks
 from tests.support.deployments.connect_server import connect_server
@@ -28,14 +29,13 @@ pytestmark = [pytest.mark.connect, pytest.mark.subprocess]
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUTS = ("draft", "spec")
-METRICS = "spark.pyspark_ext.metrics.rowGroups.enabled"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    settings = {**pyspark_ext.connect_server_confs(), "spark.pyspark_ext.strict": "true",
+    settings = {**pyspark_ext.connect_server_confs(), STRICT: "true",
                 "spark.sql.shuffle.partitions": "2", "spark.driver.memory": "1g",
-                METRICS: "true"}
+                ROW_GROUP_METRICS: "true"}
     with connect_server(settings, tmp_path_factory.mktemp("connect")) as port:
         yield port
 
@@ -129,7 +129,7 @@ def test_skipped_variant_filter(remote, classic, tables, layout):
     assert (scan["row_groups_read"], scan["row_groups_skipped"]) == (4, 6)
     assert (scan["row_groups_read_metric"], scan["row_groups_skipped_metric"]) == (4, 6)
     assert scan["rows_output"] == 4 * checks.GROUP
-    with confs(classic, {METRICS: "true"}):  # as on the server
+    with confs(classic, {ROW_GROUP_METRICS: "true"}):  # as on the server
         classic_df = classic.sql(sql)
         classic_df.collect()
         (collected,) = pyspark_ext.explain_read_schema(classic_df)

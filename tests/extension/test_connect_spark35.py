@@ -19,6 +19,7 @@ import pytest
 import pyspark_ext
 from pyspark_ext import jar
 from pyspark_ext.data import adtech
+from pyspark_ext.settings import STRICT
 from devtools import maven
 from tests.support.deployments.connect_server import connect_server
 from tests.support.differential import ENABLED, confs
@@ -40,7 +41,7 @@ PRUNED_HERE = ("exists", "explode_two_fields", "chained_explode", "max_by_struct
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    settings = {**pyspark_ext.connect_server_confs(), "spark.pyspark_ext.strict": "true",
+    settings = {**pyspark_ext.connect_server_confs(), STRICT: "true",
                 "spark.sql.shuffle.partitions": "2", "spark.driver.memory": "1g"}
     settings["spark.jars"] = f"{maven.spark_jars('spark-connect', '3.5')},{settings['spark.jars']}"
     with connect_server(settings, tmp_path_factory.mktemp("connect")) as port:

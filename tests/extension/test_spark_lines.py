@@ -34,7 +34,7 @@ def test_a_line_gap_is_logged_once_by_name(spark: SparkSession) -> None:
         assert len(gaps) == 1
         assert gaps[0].startswith(f"pyspark-ext: shredded VARIANT reads, skipping and writes are off "
                                   f"on Spark {pyspark.__version__}: ")
-        assert "spark.pyspark_ext.variant.enabled" in gaps[0]
+        assert settings.SHREDDED_VARIANT in gaps[0]
         if LINE == "3.5":
             assert "Spark 3.5 has no VARIANT type" in gaps[0]
     else:

@@ -7,10 +7,10 @@ import pytest
 from py4j.protocol import Py4JJavaError
 
 from pyspark_ext import settings, settings_table
+from pyspark_ext.settings import FORCE_FAILURE
 from tests.support.differential import confs, run
 
 QUERY = "SELECT user.geo.city FROM events WHERE exists(page.views, v -> v.ts % 7 = 0)"
-FORCE_FAILURE = "spark.pyspark_ext.test.forceRuleFailure"
 PRUNED = ["struct<user:struct<geo:struct<city:string>>,page:struct<views:array<struct<ts:bigint>>>>"]
 
 
@@ -21,7 +21,7 @@ def test_kill_switch_restores_stock_plan(spark, events):
 
 
 def test_feature_switch(spark, events):
-    with confs(spark, {"spark.pyspark_ext.nestedSchemaPruning.enabled": "false"}):
+    with confs(spark, {settings.NESTED_SCHEMA_PRUNING: "false"}):
         assert run(spark, QUERY, enabled=True).read_schemas != PRUNED
     assert run(spark, QUERY, enabled=True).read_schemas == PRUNED
 
@@ -33,7 +33,7 @@ def test_strict_mode_raises_on_internal_error(spark, events):
 
 
 def test_internal_error_falls_back_when_not_strict(spark, events):
-    with confs(spark, {FORCE_FAILURE: "true", "spark.pyspark_ext.strict": "false"}):
+    with confs(spark, {FORCE_FAILURE: "true", settings.STRICT: "false"}):
         fallback = run(spark, QUERY, enabled=True)
     stock = run(spark, QUERY, enabled=False)
     assert fallback.rows == stock.rows
@@ -219,19 +219,19 @@ def test_renamed_variant_switch_reads_new_key_then_old_key(spark, tmp_path):
     def read_as() -> str:
         return spark.read.parquet(path).schema["v"].dataType.typeName()
     assert read_as() == "variant"
-    with confs(spark, {"spark.pyspark_ext.variant.enabled": "false"}):
+    with confs(spark, {settings.SHREDDED_VARIANT: "false"}):
         assert read_as() == "struct"
     with confs(spark, {"spark.pyspark_ext.variant.draftLayout.enabled": "false"}):
         assert read_as() == "struct"
     with confs(spark, {"spark.pyspark_ext.variant.draftLayout.enabled": "false",
-                       "spark.pyspark_ext.variant.enabled": "true"}):
+                       settings.SHREDDED_VARIANT: "true"}):
         assert read_as() == "variant"
 
 
 # The compatibility probe: a Spark internal the jar needs is faked missing; the feature that needs
 # it is switched off with one warning naming it, and the query returns stock Spark's rows.
 
-MISSING = "spark.pyspark_ext.test.missingSparkInternals"
+MISSING = settings.FAKE_MISSING_INTERNALS
 LEAF_QUERY = "SELECT id, user.geo.city, user.geo.lat FROM events WHERE user.geo.lon > 0"
 
 

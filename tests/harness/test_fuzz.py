@@ -22,6 +22,7 @@ from devtools.case import Case, CatalogTable, Snapshot
 from devtools.data import DRAFT_SCHEMAS
 from pyspark_ext.outcome import Outcome, difference, normalise, run, same_rows, variant_text
 from pyspark_ext.scoped_confs import scoped_confs
+from pyspark_ext import settings
 from devtools.equivalence import exact_numeric_schemas
 from devtools.reduce import reduce
 from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
@@ -222,14 +223,14 @@ def test_schema_of_variant_reads_exact_numeric_types_as_one_against_another_stor
 def test_schema_names_of_exact_numbers_read_as_number(spark: SparkSession) -> None:
     pattern = exact_numeric_schemas(sqlglot.parse_one("SELECT SCHEMA_OF_VARIANT(v)")).find(sqlglot.exp.Anonymous) \
         .expressions[1].this
-    spark.conf.set("spark.pyspark_ext.enabled", "false")
+    spark.conf.set(settings.ENABLED, "false")
     try:
         got = spark.sql(
             f"SELECT regexp_replace(s, '{pattern}', 'NUMBER') FROM VALUES ('OBJECT<a: BIGINT, b: ARRAY<DECIMAL(13,0)>, "
             "c: DOUBLE, d: INT, e: OBJECT<BIGINT: TINYINT, x: SMALLINT>, f: DECIMAL(4,2), g: FLOAT, h: STRING>') AS t(s)"
         ).first()[0]
     finally:
-        spark.conf.unset("spark.pyspark_ext.enabled")
+        spark.conf.unset(settings.ENABLED)
     assert got == ("OBJECT<a: NUMBER, b: ARRAY<NUMBER>, c: DOUBLE, d: NUMBER, e: OBJECT<BIGINT: NUMBER, x: NUMBER>, "
                    "f: NUMBER, g: FLOAT, h: STRING>"), got
 

@@ -10,7 +10,7 @@ import io
 import pytest
 from pyspark.sql import SparkSession
 
-from pyspark_ext import jar
+from pyspark_ext import jar, settings
 from devtools import fuzz
 from devtools.skipping import Skips
 from tests.support.differential import confs
@@ -18,7 +18,7 @@ from tests.support.fuzz_fixtures import fuzz_tables  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.skipif(not jar.carries_variant(), reason="the variant half: Spark 4.1 and later")
 
-METRICS = {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}
+METRICS = {settings.ROW_GROUP_METRICS: "true"}
 SEED, QUERIES = 11, 20
 
 

@@ -13,10 +13,11 @@ import pytest
 from pyspark.sql import SparkSession
 
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 from tests.support.differential import ENABLED, confs
 from tests.support.modes import outcome, same_rows_in_modes
 
-READER = "spark.pyspark_ext.scan.leafColumnsReader.enabled"
+READER = settings.LEAF_COLUMNS_READER
 LEAF_FORMAT = "leaf columns"
 
 INNER = pa.struct([("b", pa.int64()), ("c", pa.string())])
@@ -133,7 +134,7 @@ UNSHREDDED_QUERIES = [
 SPARK_FILES = {
     "unshredded": ((False, None), {}),
     "spark_shredded": ((True, "struct<a: int, c: struct<d: bigint>>"),
-                       {"spark.pyspark_ext.variant.specLayout.enabled": "false"}),
+                       {settings.SPEC_VARIANT: "false"}),
 }
 
 

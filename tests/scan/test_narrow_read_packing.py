@@ -16,8 +16,9 @@ from pyspark.sql import SparkSession
 
 from tests.support.differential import ENABLED, confs
 from tests.support.modes import in_modes
+from pyspark_ext import settings
 
-PACK = "spark.pyspark_ext.scan.packNarrowReads.enabled"
+PACK = settings.PACK_NARROW_READS
 FILES = 8
 PADS = 20
 # At least one split per file with Spark's rule (files of about 1 MB, 1 MB splits, little open cost).

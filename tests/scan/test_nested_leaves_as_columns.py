@@ -13,8 +13,9 @@ from pyspark.sql import Row, SparkSession
 
 from tests.support.differential import confs
 from tests.support.modes import outcome, same_rows_in_modes
+from pyspark_ext import settings
 
-RULE = "spark.pyspark_ext.scan.nestedLeavesAsColumns.enabled"
+RULE = settings.NESTED_LEAVES_AS_COLUMNS
 
 
 @pytest.fixture(scope="module")

@@ -14,17 +14,18 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext import settings
 from tests.support.differential import ENABLED, confs
 from tests.support.modes import outcome
 
 ROWS, GROUP = 2000, 100
-METRICS = "spark.pyspark_ext.metrics.rowGroups.enabled"
+METRICS = settings.ROW_GROUP_METRICS
 
 
 @pytest.fixture(autouse=True)
 def _all_scans(spark: SparkSession):
     # Metrics are opt-in; a plain table's scans are counted only with allScans.
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.allScans": "true", METRICS: "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS_ALL_SCANS: "true", METRICS: "true"}):
         yield
 
 
@@ -82,7 +83,7 @@ def test_metrics_are_off_by_default(spark: SparkSession, table: str) -> None:
 
 
 def test_switch_and_unfiltered_scans(spark: SparkSession, table: str) -> None:
-    for off in ({METRICS: "false"}, {"spark.pyspark_ext.metrics.rowGroups.allScans": "false"}):
+    for off in ({METRICS: "false"}, {settings.ROW_GROUP_METRICS_ALL_SCANS: "false"}):
         with confs(spark, off):
             _, (scan,), plan = _run(spark, f"SELECT k FROM parquet.`{table}` WHERE k < 150")
         assert "RowGroupMetrics" not in plan and "row_groups_read_metric" not in scan

@@ -10,28 +10,15 @@ import pyspark_ext
 from pyspark_ext import outcome
 # the tests' name for it: confs set for a block, then restored
 from pyspark_ext.scoped_confs import scoped_confs as confs  # noqa: F401
+from pyspark_ext.session import local_session
+from pyspark_ext.settings import ENABLED
 
-ENABLED = "spark.pyspark_ext.enabled"
 
 def strict_session(app: str, warehouse: str) -> SparkSession:
     """The test session: extension loaded, strict mode, and Spark's own plan-change validation, so
     a rule that breaks plan integrity fails the query that triggers it."""
-    import os
-    import sys
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName(app)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.planChangeValidation", "true")
-        .config("spark.sql.warehouse.dir", warehouse)
-        .config("spark.driver.memory", "2g")
-    )
-    spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    return local_session(app, strict=True, confs={
+        "spark.sql.planChangeValidation": "true", "spark.sql.warehouse.dir": warehouse, "spark.driver.memory": "2g"})
 
 
 @dataclass

@@ -8,16 +8,13 @@ What each product needs: ``devtools.table_formats``.
 """
 from __future__ import annotations
 
-import os
-import sys
-
 import pytest
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
-import pyspark_ext
 from pyspark_ext import jar
-from devtools.table_formats import PRODUCTS, Product, with_product
+from pyspark_ext.session import local_session
+from devtools.table_formats import PRODUCTS, Product, product_confs
 
 __all__ = ["PRODUCTS", "Product", "skip_unless_line", "table_session"]
 
@@ -35,14 +32,6 @@ def table_session(product: Product, warehouse: str, **extra: str) -> SparkSessio
     if SparkContext._active_spark_context is not None:
         pytest.skip(f"tests/tables/{product.name} needs a JVM of its own: run it as its own pytest "
                     "process (.ci/run-lines does)")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (SparkSession.builder.master("local[2]").appName(f"pyspark-ext-{product.name}")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.planChangeValidation", "true")
-               .config("spark.sql.warehouse.dir", warehouse)
-               .config("spark.driver.memory", "2g"))
-    builder = with_product(builder, product, **extra)
-    spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    return local_session(f"pyspark-ext-{product.name}", strict=True, confs={
+        "spark.sql.planChangeValidation": "true", "spark.sql.warehouse.dir": warehouse,
+        "spark.driver.memory": "2g", **product_confs(product, **extra)})

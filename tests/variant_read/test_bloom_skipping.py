@@ -21,6 +21,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 from tests.support.differential import compare, confs
 
 ROWS, GROUP, PAGE = 2000, 100, 25
@@ -49,7 +50,7 @@ def _target(mixed: bool = False) -> str:
 
 @pytest.fixture(autouse=True)
 def _row_group_metrics(spark: SparkSession):
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS: "true"}):
         yield
 
 
@@ -165,7 +166,7 @@ def test_only_a_wrong_skip_would_lose_these_rows(spark: SparkSession, tables, vi
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_switch_off_reads_every_row_group(spark: SparkSession, tables, layout: str) -> None:
-    with confs(spark, {"spark.pyspark_ext.variant.skipping.enabled": "false"}):
+    with confs(spark, {settings.VARIANT_SKIPPING: "false"}):
         _, scan = _run(spark, f"mixed_{layout}_bloom", f"v:did::string = '{_target()}'")
     assert scan["rows_output"] == ROWS
 

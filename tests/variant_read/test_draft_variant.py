@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 from tests.support import draft_files
 from tests.support.differential import confs
 from tests.support.rows import query_rows
@@ -174,7 +175,7 @@ def test_inferred_as_variant_from_path(spark: SparkSession, variants) -> None:
     path = str(variants / "draft")
     assert spark.read.parquet(path).schema["v"].dataType.typeName() == "variant"
     assert spark.sql(f"SELECT v FROM parquet.`{path}`").schema["v"].dataType.typeName() == "variant"
-    with confs(spark, {"spark.pyspark_ext.variant.inferDraftLayout": "false"}):
+    with confs(spark, {settings.INFER_DRAFT_LAYOUT: "false"}):
         assert spark.read.parquet(path).schema["v"].dataType.typeName() == "struct"
 
 
@@ -182,7 +183,7 @@ def test_struct_read_made_with_inference_off_stays_struct(spark: SparkSession, v
     # The DataFrame's plan resolved `v` as a struct; turning inference on later must not retype it.
     path = str(variants / "draft")
     leaf = "v.object.user.object.id.typed_value"
-    with confs(spark, {"spark.pyspark_ext.variant.inferDraftLayout": "false"}):
+    with confs(spark, {settings.INFER_DRAFT_LAYOUT: "false"}):
         df = spark.read.parquet(path)
         df.createOrReplaceTempView("draft_as_struct")
         expected = spark.sql(f"SELECT sum({leaf}) FROM draft_as_struct").collect()

@@ -16,6 +16,7 @@ from pyspark.sql.types import ArrayType, DataType, MapType, StructType, _parse_d
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 from tests.support.differential import ENABLED, confs
 from tests.support.duckdb_files import GROUP, ROWS, write_tables
 from tests.support.rows import query_rows_rounded as rows
@@ -238,7 +239,7 @@ FILTERS = {
 
 @pytest.fixture
 def _row_group_metrics(spark: SparkSession):
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS: "true"}):
         yield
 
 

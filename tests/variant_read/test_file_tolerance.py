@@ -21,6 +21,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
+from pyspark_ext.settings import ROW_GROUP_METRICS
 from tests.support.differential import ENABLED, confs
 from tests.support.rows import query_rows_rounded
 
@@ -34,7 +35,6 @@ QUERIES = {
 }
 SETTING = {"corrupt": "spark.sql.files.ignoreCorruptFiles", "missing": "spark.sql.files.ignoreMissingFiles"}
 OPTION = {"corrupt": "ignoreCorruptFiles", "missing": "ignoreMissingFiles"}
-ROW_GROUP_METRICS = "spark.pyspark_ext.metrics.rowGroups.enabled"
 _names = itertools.count()
 
 

@@ -13,6 +13,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 from tests.support.differential import ENABLED, confs
 from tests.support.rows import query_rows
 
@@ -29,7 +30,7 @@ VALUE = "parse_json(to_json(named_struct('a', id, 'c', 'x')))"
 
 @pytest.fixture(autouse=True)
 def _row_group_metrics(spark: SparkSession):
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS: "true"}):
         yield
 
 

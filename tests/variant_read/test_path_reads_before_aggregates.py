@@ -14,8 +14,9 @@ from tests.support.differential import ENABLED, confs
 from tests.support.modes import in_modes, outcome
 from tests.support.rows import query_rows_rounded
 from tests.support.variant_data import ANSI, source, write_spec
+from pyspark_ext import settings
 
-RULE = "spark.pyspark_ext.variant.pathReadsBeforeAggregates.enabled"
+RULE = settings.PATH_READS_BEFORE_AGGREGATES
 MOVED = "partial_sum(_variant_path"
 
 

@@ -17,6 +17,7 @@ import pytest
 from pyspark.sql.types import VariantVal
 
 import pyspark_ext
+from pyspark_ext import settings
 from tests.support.conformance.cases import difference
 from tests.support.differential import ENABLED, confs
 from tests.support.variant_codec import EMPTY_METADATA, Time, Timestamp, decode_variant
@@ -152,8 +153,8 @@ def test_truncated_raw_primitive_names_file_and_column(spark, tmp_path):
 def test_wrapped_scans_keep_the_row_reader(spark, files):
     # Row-group metrics wrap the scan's format; the wrapper must not ask the row-based reader
     # for batches.
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true",
-                       "spark.pyspark_ext.metrics.rowGroups.allScans": "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS: "true",
+                       settings.ROW_GROUP_METRICS_ALL_SCANS: "true"}):
         df = spark.read.schema(DECLARED).parquet(files[0]).where("id > 0")
         rows = sorted(df.collect(), key=lambda r: r.id)
         plan = df._jdf.queryExecution().executedPlan().toString()

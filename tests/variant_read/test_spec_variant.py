@@ -19,6 +19,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext import settings
 from tests.support.differential import ENABLED, confs
 from tests.support.rows import query_rows_rounded
 from tests.support.variant_data import (ANSI, FAILING, FULL, QUERIES, mixed_truth, source, write_spec,
@@ -94,7 +95,7 @@ def test_spec_switch_leaves_spark_alone(spark: SparkSession, spec) -> None:
     q = f"SELECT v:user.name::string FROM {spec['spec_one']}"
     with confs(spark, {ENABLED: "false"}):
         stock = read_schema(spark, q)
-    with confs(spark, {"spark.pyspark_ext.variant.specLayout.enabled": "false"}):
+    with confs(spark, {settings.SPEC_VARIANT: "false"}):
         assert read_schema(spark, q) == stock
 
 

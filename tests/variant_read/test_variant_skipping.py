@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 from tests.support.differential import confs
 
 ROWS, GROUP = 2000, 100
@@ -61,7 +62,7 @@ def _write(spark: SparkSession, df, path: str, layout: str, narrow: bool = False
 
 @pytest.fixture(autouse=True)
 def _row_group_metrics(spark: SparkSession):
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS: "true"}):
         yield
 
 
@@ -137,7 +138,7 @@ def test_skips_row_groups_on_clean_data(spark: SparkSession, tables, where: str,
 @pytest.mark.parametrize("where,groups", FILTERS)
 def test_skipping_switch_changes_nothing_but_reads(spark: SparkSession, tables, where: str,
                                                   groups: int, layout: str) -> None:
-    with confs(spark, {"spark.pyspark_ext.variant.skipping.enabled": "false"}):
+    with confs(spark, {settings.VARIANT_SKIPPING: "false"}):
         rows, scan = _scan(spark, f"SELECT rid FROM skip_{layout}_clean WHERE {where}")
     assert rows == sorted(map(repr, spark.sql(f"SELECT rid FROM truth_clean WHERE {where}").collect()))
     assert scan["rows_output"] == ROWS

@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 
 import pyspark_ext
 from pyspark_ext.zorder import zorder_column
+from pyspark_ext import settings
 from tests.support.differential import compare, confs
 
 ROWS, GROUP = 4000, 200
@@ -67,7 +68,7 @@ def test_the_same_rows_are_written(spark: SparkSession, files, layout: str) -> N
 def test_a_range_on_either_path_skips_row_groups(spark: SparkSession, files, layout: str,
                                                  path: str) -> None:
     where = f"v:{path}::bigint BETWEEN 1000 AND 1499"
-    with confs(spark, {"spark.pyspark_ext.enabled": "false"}):
+    with confs(spark, {settings.ENABLED: "false"}):
         truth = sorted(repr(tuple(r)) for r in spark.sql(
             f"SELECT id FROM parquet.`{files['source']}` WHERE {where}").collect())
     assert len(truth) > 100

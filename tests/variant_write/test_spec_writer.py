@@ -27,6 +27,7 @@ from pyspark.sql.types import (ArrayType, DataType, StructType, VariantType,
 
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext.settings import COLUMNAR_SPEC_WRITER, SPEC_LAYOUT_WRITER
 from devtools.data import DRAFT_SCHEMAS, SPEC_SCHEMAS, variant_json
 from tests.support.differential import ENABLED, confs
 
@@ -356,7 +357,7 @@ def test_switched_off_the_marked_column_is_written_as_spark_writes_it(spark: Spa
                                                                       source: DataFrame,
                                                                       tmp_path: Path) -> None:
     out = str(tmp_path / "off")
-    with confs(spark, {"spark.pyspark_ext.writer.specLayout.enabled": "false"}), \
+    with confs(spark, {SPEC_LAYOUT_WRITER: "false"}), \
             spark_shredding(spark, False):
         pyspark_ext.shred(source.select("id", "v"), "v", V_SCHEMA, layout="spec").write.parquet(out)
     for f in _files(out):
@@ -366,7 +367,7 @@ def test_switched_off_the_marked_column_is_written_as_spark_writes_it(spark: Spa
 
 # --- the columnar write ------------------------------------------------------------------------
 
-COLUMNAR = "spark.pyspark_ext.writer.columnar.enabled"
+COLUMNAR = COLUMNAR_SPEC_WRITER
 FOOTER_KEY = b"pyspark_ext.columnarShreddedColumns"
 
 

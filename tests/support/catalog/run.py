@@ -21,6 +21,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
+from pyspark_ext.session import local_session
 from pyspark_ext.spark_shredding import spark_shredding
 from tests.support.differential import ENABLED
 from tests.support.rows import query_rows_rounded, row_strings
@@ -62,28 +63,16 @@ TRUTH_TABLES = {"draft_located": "truth", "draft_parted": "truth"}
 
 
 def session(base: Path) -> SparkSession:
-    import os
-    import sys
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (
-        SparkSession.builder.master("local[2]").appName("pyspark-ext-catalog")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.planChangeValidation", "true")
-        .config("spark.driver.memory", "1g")
-        .config("spark.sql.catalogImplementation", "hive")
-        .config("spark.sql.warehouse.dir", str(base / "warehouse"))
-        .config("spark.hadoop.javax.jdo.option.ConnectionURL",
-                f"jdbc:derby:;databaseName={base / 'metastore_db'};create=true")
-        .config("spark.hadoop.datanucleus.schema.autoCreateAll", "true")
-        .config("spark.hadoop.hive.metastore.schema.verification", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={base}")
-        .enableHiveSupport()
-    )
-    spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    return local_session("pyspark-ext-catalog", strict=True, hive=True, confs={
+        "spark.sql.planChangeValidation": "true",
+        "spark.driver.memory": "1g",
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": str(base / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={base / 'metastore_db'};create=true",
+        "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
+        "spark.hadoop.hive.metastore.schema.verification": "false",
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={base}",
+    })
 
 
 def truth(spark: SparkSession) -> DataFrame:

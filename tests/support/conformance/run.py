@@ -17,7 +17,6 @@ value``. Failures are put in a cause class (see ``cause``).
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import tempfile
@@ -229,25 +228,10 @@ def cause(result: Result) -> str:
 
 
 def make_session(extension: bool, warehouse: str):
-    from pyspark.sql import SparkSession
+    from pyspark_ext.session import local_session
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("shredded-variant-conformance" + ("-ext" if extension else ""))
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.warehouse.dir", warehouse)
-        .config("spark.driver.memory", "1g")
-    )
-    if extension:
-        import pyspark_ext
-
-        builder = pyspark_ext.configure(builder, strict=True)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    return local_session("shredded-variant-conformance" + ("-ext" if extension else ""), extension=extension,
+                         strict=True, confs={"spark.sql.warehouse.dir": warehouse, "spark.driver.memory": "1g"})
 
 
 def run_all(spark, cases: list[Case]) -> list[Result]:

@@ -17,6 +17,7 @@ from pyspark.sql import DataFrame, SparkSession
 import pyspark_ext
 from pyspark_ext.data import adtech
 from pyspark_ext.spark_shredding import spark_shredding
+from pyspark_ext import settings
 from tests.support.differential import ENABLED, confs
 from tests.support.nested_shapes import SHAPES
 
@@ -24,8 +25,8 @@ ROWS, GROUP = 1000, 100
 DRAFT_SCHEMA = "id bigint, name string, score double, user struct<tier: string>"
 SPEC_SCHEMA = "struct<id: bigint, name: string, score: double, user: struct<tier: string>>"
 # Row-group metrics on every filtered scan, so the nested table's scans are counted too.
-SETTINGS = {"spark.pyspark_ext.metrics.rowGroups.enabled": "true",
-            "spark.pyspark_ext.metrics.rowGroups.allScans": "true"}
+SETTINGS = {settings.ROW_GROUP_METRICS: "true",
+            settings.ROW_GROUP_METRICS_ALL_SCANS: "true"}
 
 # Queries over one table each; VARIANT runs over both layouts.
 QUERIES = {

@@ -19,8 +19,8 @@ import time
 import pyspark
 from pyspark.sql import SparkSession
 
-import pyspark_ext
 from pyspark_ext import jar
+from pyspark_ext.session import local_session
 from tests.support.deployments.checks import run_checks
 
 # What each executor is: its JVM's main class and arguments (the driver's is SparkSubmit).
@@ -30,20 +30,10 @@ _JVMS = ("SELECT DISTINCT java_method('java.lang.System', 'getProperty', 'sun.ja
 
 def cluster_session(master: str, executors: int) -> SparkSession:
     os.environ.setdefault("SPARK_HOME", os.path.dirname(pyspark.__file__))
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # The test session's settings (tests.support.differential.strict_session), with executors that fit
     # local-cluster's 1024 MB workers.
-    builder = (
-        SparkSession.builder.master(master).appName("pyspark-ext-cluster-checks")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.planChangeValidation", "true")
-        .config("spark.driver.memory", "1g")
-        .config("spark.executor.memory", "512m")
-    )
-    spark = pyspark_ext.configure(builder, strict=True).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = local_session("pyspark-ext-cluster-checks", master=master, strict=True, confs={
+        "spark.sql.planChangeValidation": "true", "spark.driver.memory": "1g", "spark.executor.memory": "512m"})
     # getOrCreate returns before the executors register; the checks need them all.
     status = spark.sparkContext._jsc.sc().getExecutorMemoryStatus()
     deadline = time.monotonic() + 120

@@ -11,6 +11,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
+from pyspark_ext import settings
 from benchmarks.nested_queries import NESTED_QUERIES
 from tests.support.differential import ENABLED, confs
 from tests.support.nested_shapes import SHAPES
@@ -176,8 +177,8 @@ def test_nested_leaves_as_columns_steps_aside_for_comet(spark: SparkSession, nes
 
 def test_row_group_metrics_step_aside_for_comet(spark: SparkSession, nested: str) -> None:
     sql = LEAF_QUERIES[1].format(t=nested)
-    with confs(spark, {"spark.pyspark_ext.metrics.rowGroups.enabled": "true",
-                       "spark.pyspark_ext.metrics.rowGroups.allScans": "true"}):
+    with confs(spark, {settings.ROW_GROUP_METRICS: "true",
+                       settings.ROW_GROUP_METRICS_ALL_SCANS: "true"}):
         with confs(spark, {COMET_ON: "false"}):
             assert "RowGroupMetrics" in plan_of(spark, sql)
             plain = query_rows(spark, sql)

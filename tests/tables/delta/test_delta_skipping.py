@@ -21,6 +21,7 @@ import pytest  # noqa: E402
 
 import pyspark_ext  # noqa: E402
 from pyspark_ext.spark_shredding import spark_shredding  # noqa: E402
+from pyspark_ext import settings
 from tests.support.differential import confs, run  # noqa: E402
 from tests.tables.delta.conftest import log_has_deletion_vectors, sql  # noqa: E402
 
@@ -36,7 +37,7 @@ WRITE = {"parquet.block.row.count.limit": str(GROUP), "parquet.page.row.count.li
          "parquet.page.size.row.check.min": "1", "parquet.page.size.check.estimate": "false",
          f"parquet.bloom.filter.enabled#{DID_LEAF}": "true",
          f"parquet.bloom.filter.expected.ndv#{DID_LEAF}": str(GROUP)}
-SKIPPING = "spark.pyspark_ext.variant.skipping.enabled"
+SKIPPING = settings.VARIANT_SKIPPING
 
 
 def _texts() -> list[str]:

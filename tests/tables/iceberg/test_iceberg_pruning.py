@@ -5,8 +5,8 @@ import pytest
 from tests.support.differential import confs
 from tests.support.nested_shapes import SHAPES
 from tests.tables.iceberg.conftest import compare, on_table
+from pyspark_ext.settings import ICEBERG_PRUNING
 
-ICEBERG_PRUNING = "spark.pyspark_ext.nestedSchemaPruning.iceberg.enabled"
 #: shapes stock Spark over-reads on Parquet paths; on Iceberg too
 STOCK_OVER_READS = ["exists", "rollup_nested_agg", "size_and_isnotnull", "explode_two_fields",
                     "correlated_exists", "chained_explode", "aggregate_hof"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 
 import pyspark_ext
+from pyspark_ext import settings
 import pytest
 
 from devtools.fuzz_iceberg import equality_delete
@@ -85,11 +86,11 @@ def test_explain_says_why_a_switched_off_or_unshredded_relation_stays_with_icebe
     (reason,) = _left_to_iceberg(spark, f"SELECT v:b::string FROM {t}")
     assert reason == (f"Iceberg's reader reads the variant columns of Iceberg table {t}, because none of "
                       "its data files shreds a variant column")
-    spark.conf.set("spark.pyspark_ext.variant.iceberg.enabled", "false")
+    spark.conf.set(settings.ICEBERG_VARIANT_READS, "false")
     try:
         (reason,) = _left_to_iceberg(spark, f"SELECT v:b::string FROM {t} WHERE id > 3")
     finally:
-        spark.conf.unset("spark.pyspark_ext.variant.iceberg.enabled")
+        spark.conf.unset(settings.ICEBERG_VARIANT_READS)
     assert reason.endswith("because spark.pyspark_ext.variant.iceberg.enabled is false"), reason
     # a table without VARIANT columns: nothing to say
     assert _left_to_iceberg(spark, "SELECT 1 AS x") == []

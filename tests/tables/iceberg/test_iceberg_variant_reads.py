@@ -7,6 +7,7 @@ Iceberg's VARIANT type needs format version 3, so every table here is a v3 table
 from __future__ import annotations
 
 import pyspark_ext
+from pyspark_ext import settings
 import pytest
 
 from tests.tables.iceberg import conftest
@@ -151,11 +152,11 @@ def test_row_groups_skipped_where_iceberg_typed_the_sorted_path(spark):
 
 def test_switch_leaves_the_table_to_iceberg(spark, mixed):
     t, _ = mixed
-    spark.conf.set("spark.pyspark_ext.variant.iceberg.enabled", "false")
+    spark.conf.set(settings.ICEBERG_VARIANT_READS, "false")
     try:
         _, ext = compare(spark, f"SELECT v:b::string FROM {t}")
     finally:
-        spark.conf.unset("spark.pyspark_ext.variant.iceberg.enabled")
+        spark.conf.unset(settings.ICEBERG_VARIANT_READS)
     assert ext.read_schemas == ["struct<v:variant>"]
     assert _warnings(spark, t) == []
 
