@@ -7,56 +7,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.pysparkext.SqlConfDeclaration
-
-/**
- * A setting of the extension, declared once with Spark's `SQLConf.buildConf` (through
- * [[SqlConfDeclaration]]): Spark checks a value by its type when it is set and lists the setting
- * with its doc in `SET -v`. Read with [[get]] from the session's settings (`SQLConf.get`), so it
- * is settable at run time (`spark.conf.set`) or statically (`--conf`, spark-defaults.conf). When
- * the key is not set, an older key it was renamed from is read ([[alternatives]]), then the
- * default.
- */
-final class ConfEntry[T] private[pysparkext] (declaration: SqlConfDeclaration[T]) {
-  def key: String = declaration.key
-  def alternatives: Seq[String] = declaration.alternatives
-  def valueType: String = declaration.valueType
-  def doc: String = declaration.doc
-  def defaultString: String = declaration.defaultString
-  /** False for testing-only settings, which `SET -v` and the settings table leave out. */
-  def isPublic: Boolean = declaration.isPublic
-
-  def get: T = declaration.get
-
-  /** Fails with Spark's message naming the key and the value if this key, or an older key it
-   * reads, holds a value that is not of its type. */
-  private[pysparkext] def check(conf: SQLConf): Unit =
-    (key +: alternatives).foreach(k => Option(conf.getConfString(k, null)).foreach(declaration.check(k, _)))
-
-  /**
-   * The extension's own message for each of this key and its older keys whose value, as
-   * `valueOf` gives it, is not of this setting's type: it names the key, the value and the
-   * values the setting takes (`pyspark_ext/settings.py` words a rejected `configure` value the
-   * same way).
-   */
-  private[pysparkext] def badValues(valueOf: String => Option[String]): Seq[String] =
-    (key +: alternatives).flatMap { k =>
-      valueOf(k).filterNot(declaration.accepts).map { value =>
-        val name = if (k == key) k else s"$k (the older name of $key)"
-        val what = if (declaration.belowMinimum(value)) s"below its minimum ${declaration.minimum.get}"
-          else s"not a $valueType"
-        s"$name is '$value', which is $what: use $takes"
-      }
-    }
-
-  private def takes: String = valueType match {
-    case "boolean" => "true or false"
-    case "long" => "a whole number" + declaration.minimum.fold("")(m => s" of at least $m")
-    case other => s"a $other"
-  }
-
-  override def toString: String = key
-}
+import org.apache.spark.sql.pysparkext.ExtConfEntry
 
 /**
  * Every setting the extension reads, in the order docs/configuration.md lists them (the table
@@ -72,12 +23,10 @@ object ExtConf {
 
   private val declared = ArrayBuffer.empty[ConfEntry[_]]
 
-  private def register[T](declaration: SqlConfDeclaration[T]): ConfEntry[T] = {
-    require(declaration.key.startsWith(Prefix), s"${declaration.key} does not start with $Prefix")
+  private def register[T](entry: ConfEntry[T]): ConfEntry[T] = {
+    require(entry.key.startsWith(Prefix), s"${entry.key} does not start with $Prefix")
     // The settings table is generated from these docs row by row.
-    require(!declaration.doc.exists(c => c == '\t' || c == '\n' || c == '|'),
-      s"doc of ${declaration.key}: no tab, newline or |")
-    val entry = new ConfEntry(declaration)
+    require(!entry.doc.exists(c => c == '\t' || c == '\n' || c == '|'), s"doc of ${entry.key}: no tab, newline or |")
     declared += entry
     entry
   }
@@ -87,11 +36,11 @@ object ExtConf {
 
   private def switch(key: String, default: Boolean, doc: String, alternatives: Seq[String] = Nil,
       internal: Boolean = false): ConfEntry[Boolean] =
-    register(SqlConfDeclaration.boolean(key, prose(doc), default, alternatives, internal, Since))
+    register(ExtConfEntry.boolean(key, prose(doc), default, alternatives, internal, Since))
 
   /** A whole number of at least `minimum` (1 unless given); the doc says the bound. */
   private def number(key: String, default: Long, doc: String, minimum: Long = 1): ConfEntry[Long] =
-    register(SqlConfDeclaration.long(key, s"${prose(doc)} At least $minimum.", default, minimum, Nil,
+    register(ExtConfEntry.long(key, s"${prose(doc)} At least $minimum.", default, minimum, Nil,
       internal = false, Since))
 
   val Enabled: ConfEntry[Boolean] = switch("spark.pyspark_ext.enabled", default = true, """
@@ -251,7 +200,7 @@ object ExtConf {
     switch("spark.pyspark_ext.test.forceRuleFailure", default = false, internal = true, doc = """
       Testing only: every rule throws, to exercise the fallback and strict mode.""")
 
-  val FakeMissingInternals: ConfEntry[String] = register(SqlConfDeclaration.string(
+  val FakeMissingInternals: ConfEntry[String] = register(ExtConfEntry.string(
     "spark.pyspark_ext.test.missingSparkInternals", prose("""
       Testing only: names of Spark internals (comma-separated, as the compatibility probe's warning
       names them) to treat as missing, to exercise the probe's switching off of the features that need
@@ -278,7 +227,7 @@ object ExtConf {
    */
   def check(): Unit = {
     val conf = SQLConf.get
-    all.foreach(_.check(conf))
+    all.foreach(_.check(k => Option(conf.getConfString(k, null))))
     UnknownKeys.warn(conf.getAllConfs.keysIterator.filter(_.startsWith(Prefix)))
   }
 
