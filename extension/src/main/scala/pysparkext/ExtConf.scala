@@ -224,12 +224,37 @@ object ExtConf {
    * the wrong type fails the query with Spark's message naming the key (the same message `SET`
    * gives), wherever it was set; an unknown `spark.pyspark_ext.*` key is warned about once, naming
    * the nearest known key.
+   *
+   * Rules run many times per query, and the settings seldom change between them, so the
+   * settings are validated once per change: each session's conf remembers the extension's
+   * settings it last passed with, and a call whose settings are the same returns at once. The
+   * comparison is of the values themselves, not of a hash, so any change (a bad value under an
+   * older key, which Spark's check at `SET` does not see) is validated; a failed validation
+   * remembers nothing, so every query fails until the value is fixed.
    */
   def check(): Unit = {
     val conf = SQLConf.get
-    all.foreach(_.check(k => Option(conf.getConfString(k, null))))
-    UnknownKeys.warn(conf.getAllConfs.keysIterator.filter(_.startsWith(Prefix)))
+    val ours = ExtConfEntry.settingsUnder(conf, Prefix)
+    if (!(Validated.get(conf) contains ours)) {
+      validations.incrementAndGet()
+      all.foreach(_.check(ours.get))
+      UnknownKeys.warn(ours.keysIterator)
+      Validated.put(conf, ours)
+    }
   }
+
+  /** The extension's settings of each session's conf when they last passed [[check]]; a conf
+   * no longer used is dropped with it. */
+  private object Validated {
+    private val byConf = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SQLConf, Map[String, String]])
+    def get(conf: SQLConf): Option[Map[String, String]] = Option(byConf.get(conf))
+    def put(conf: SQLConf, settings: Map[String, String]): Unit = byConf.put(conf, settings)
+  }
+
+  private val validations = new java.util.concurrent.atomic.AtomicLong
+
+  /** How many times [[check]] has validated settings in this JVM (for tests). */
+  private[pysparkext] def validationCount: Long = validations.get
 
   /**
    * Checks the settings a session starts with (`--conf`, spark-defaults.conf, and the builder's

@@ -103,4 +103,22 @@ object ExtConfEntry {
       version: String): ExtConfEntry[String] =
     new ExtConfEntry(builder(key, doc, alternatives, internal, version).stringConf
       .createWithDefault(default), "string")
+
+  /**
+   * The settings of `conf` whose keys start with `prefix`, read from its own map of settings
+   * (which `getAllConfs` would copy whole): a walk of the map under its lock, building only the
+   * few entries that match.
+   */
+  def settingsUnder(conf: SQLConf, prefix: String): Map[String, String] = {
+    val settings = conf.settings
+    settings.synchronized {
+      val matching = Map.newBuilder[String, String]
+      val entries = settings.entrySet.iterator
+      while (entries.hasNext) {
+        val e = entries.next()
+        if (e.getKey.startsWith(prefix)) matching += e.getKey -> e.getValue
+      }
+      matching.result()
+    }
+  }
 }
