@@ -10,6 +10,29 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.pysparkext.ExtConfEntry
 
 /**
+ * The rows of `pyspark_ext/producers/settings.tsv` (key, type, default, minimum, doc, after a
+ * header line), the one declaration of the producers' settings: `pyspark_ext/settings.py` reads
+ * the file in the package, the jar build packs it at the same path.
+ */
+private object ProducersSettings {
+  final case class Row(key: String, default: Long, minimum: Long, doc: String)
+
+  val Resource = "pyspark_ext/producers/settings.tsv"
+
+  def rows: Seq[Row] = {
+    val in = Option(getClass.getClassLoader.getResourceAsStream(Resource)).getOrElse(
+      throw new IllegalStateException(s"pyspark-ext: the jar has no $Resource (build it with python -m pyspark_ext build)"))
+    val lines = try scala.io.Source.fromInputStream(in, "UTF-8").getLines().toList finally in.close()
+    lines.drop(1).filter(_.trim.nonEmpty).map { line =>
+      line.split("\t", -1) match {
+        case Array(key, "long", default, minimum, doc) => Row(key, default.toLong, minimum.toLong, doc)
+        case _ => throw new IllegalStateException(s"pyspark-ext: $Resource: not a row of a long setting: $line")
+      }
+    }
+  }
+}
+
+/**
  * Every setting the extension reads, in the order docs/configuration.md lists them (the table
  * there is generated from [[listing]]: `python -m pyspark_ext conf --markdown`). They are
  * registered with Spark when this object is first used, which the session extension does before
@@ -181,20 +204,16 @@ object ExtConf {
       `true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming
       itself and the cause, and the query runs on Spark's own plan.""")
 
-  val ProducersRowsPerRowGroup: ConfEntry[Long] =
-    number("spark.pyspark_ext.producers.rowsPerRowGroup", default = 65536, """
-      Producers pipelines (`pyspark_ext.producers.Pipeline`): rows per Parquet row group of the
-      files a stage writes, unless the pipeline is given `rows_per_row_group`.""")
-
-  val ProducersRowsPerFile: ConfEntry[Long] =
-    number("spark.pyspark_ext.producers.rowsPerFile", default = 1048576, """
-      Producers pipelines: rows per file a stage writes, unless the pipeline is given
-      `rows_per_file`.""")
-
-  val ProducersRowGroupBytes: ConfEntry[Long] =
-    number("spark.pyspark_ext.producers.rowGroupBytes", default = 64L << 20, """
-      Producers pipelines: bytes per Parquet row group of the files a stage writes, unless the
-      pipeline is given `row_group_bytes`.""")
+  /**
+   * The producers pipelines' settings (`spark.pyspark_ext.producers.*`). Only the Python side
+   * (`pyspark_ext.producers`) reads them, so they are declared beside it, as data, in
+   * `pyspark_ext/producers/settings.tsv`, which the jar carries as a resource; they are
+   * registered here, in that file's order, so that Spark checks them and lists them as it does
+   * the rest.
+   */
+  val Producers: Seq[ConfEntry[Long]] = ProducersSettings.rows.map { row =>
+    number(row.key, row.default, row.doc, row.minimum)
+  }
 
   val ForceFailure: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.test.forceRuleFailure", default = false, internal = true, doc = """
