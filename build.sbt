@@ -39,6 +39,11 @@ lazy val extension = (project in file("extension"))
     javacOptions ++= Seq("--release", "17"),
     scalacOptions ++= Seq("-release", "17", "-deprecation"),
     Compile / unmanagedSourceDirectories ++= shimFolders((Compile / sourceDirectory).value, sparkLine),
+    // The producers' settings are declared as data beside the Python that reads them; ExtConf
+    // registers them from the jar's copy, at the path pyspark_ext/jar.py gives it (relative to
+    // the repository, which is therefore a resource directory holding just that file).
+    Compile / unmanagedResourceDirectories += (ThisBuild / baseDirectory).value,
+    Compile / unmanagedResources := Seq((ThisBuild / baseDirectory).value / "pyspark_ext" / "producers" / "settings.tsv"),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % "provided",
       "org.apache.spark" %% "spark-catalyst" % sparkVersion % "provided"

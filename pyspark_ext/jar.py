@@ -35,6 +35,11 @@ EXTENSION_CLASS = "pysparkext.PySparkExtSessionExtensions"
 _CHECKOUT_SOURCES = Path(__file__).resolve().parent.parent / "extension" / "src" / "main"
 _PACKAGED_SOURCES = Path(__file__).resolve().parent / "_scala"
 SOURCES_DIR = _CHECKOUT_SOURCES if (_CHECKOUT_SOURCES / "scala").is_dir() else _PACKAGED_SOURCES
+#: Files of the Python package the jar carries as resources, at the same path as in the package:
+#: the producers' settings, declared once beside the Python that reads them (``ExtConf`` registers
+#: them with Spark). The package holds them in a checkout and in a wheel alike.
+_PACKAGE = Path(__file__).resolve().parent
+RESOURCES = ("pyspark_ext/producers/settings.tsv",)
 CACHE_ENV = "PYSPARK_EXT_CACHE"
 SUPPORTED_LINES = ("3.5", "4.0", "4.1", "4.2", "4.3")
 _SHIM_FOLDER = re.compile(r"scala-spark-(\d+\.\d+)(?:-(\d+\.\d+))?")
@@ -107,7 +112,15 @@ def source_hash() -> str:
     for path in scala_sources():
         digest.update(str(path.relative_to(SOURCES_DIR)).encode())
         digest.update(path.read_bytes())
+    for name, path in resources():
+        digest.update(name.encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def resources() -> list[tuple[str, Path]]:
+    """Each resource of the jar: its name in the jar and the file it is read from."""
+    return [(name, _PACKAGE.parent / name) for name in RESOURCES]
 
 
 def cache_dir() -> Path:
@@ -162,6 +175,8 @@ def build_jar(force: bool = False) -> Path:
                 for cls in sorted(classes.rglob("*")):
                     if cls.is_file():
                         jar.write(cls, cls.relative_to(classes).as_posix())
+                for name, path in resources():
+                    jar.write(path, name)
         os.chmod(partial, 0o644)  # mkstemp's file is private to its owner; cached jars never were
         os.replace(partial, target)
     finally:

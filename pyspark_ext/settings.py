@@ -1,15 +1,17 @@
 """The keys of the Spark settings the extension reads, for code that sets them.
 
-Each setting's type, default and doc are declared once, in ``ExtConf.scala``: Spark checks
-values by those types, ``SET -v`` lists the settings with their docs, and the table in
-``docs/configuration.md`` is generated from the declaration (``python -m pyspark_ext conf
---markdown``). ``tests/extension/test_switches.py`` checks that these keys, and the types
-``value_type`` gives them, are the jar's.
+Each setting's type, default and doc are declared once: the rules' settings in ``ExtConf.scala``,
+the producers pipelines' in ``producers/settings.tsv`` (read here, and registered by
+``ExtConf.scala`` from the copy the jar carries). Spark checks values by those types, ``SET -v``
+lists the settings with their docs, and the table in ``docs/configuration.md`` is generated from
+the declarations (``python -m pyspark_ext conf --markdown``). ``tests/extension/test_switches.py``
+checks that these keys, and the types ``value_type`` gives them, are the jar's.
 """
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, NamedTuple
 
 PREFIX = "spark.pyspark_ext."
 
@@ -32,9 +34,45 @@ PACK_NARROW_READS = PREFIX + "scan.packNarrowReads.enabled"
 SPEC_LAYOUT_WRITER = PREFIX + "writer.specLayout.enabled"
 COLUMNAR_SPEC_WRITER = PREFIX + "writer.columnar.enabled"
 STRICT = PREFIX + "strict"
-PRODUCERS_ROWS_PER_ROW_GROUP = PREFIX + "producers.rowsPerRowGroup"
-PRODUCERS_ROWS_PER_FILE = PREFIX + "producers.rowsPerFile"
-PRODUCERS_ROW_GROUP_BYTES = PREFIX + "producers.rowGroupBytes"
+
+
+class NumberSetting(NamedTuple):
+    """A row of ``producers/settings.tsv``: a setting that takes a whole number (Spark's long)."""
+    key: str
+    default: int
+    minimum: int
+    doc: str
+
+
+PRODUCERS_SETTINGS_FILE = Path(__file__).resolve().parent / "producers" / "settings.tsv"
+
+
+def _producers_settings() -> dict[str, NumberSetting]:
+    """The producers pipelines' settings by key, in the file's order (its first line names the
+    columns: key, type, default, minimum, doc)."""
+    rows = PRODUCERS_SETTINGS_FILE.read_text(encoding="utf-8").splitlines()[1:]
+    found = {}
+    for key, type_, default, minimum, doc in (row.split("\t") for row in rows if row.strip()):
+        if type_ != "long":
+            raise ValueError(f"{PRODUCERS_SETTINGS_FILE}: {key} is a {type_}; only long settings are read")
+        found[key] = NumberSetting(key, int(default), int(minimum), doc)
+    return found
+
+
+PRODUCERS: dict[str, NumberSetting] = _producers_settings()
+"""The producers pipelines' settings (``pyspark_ext.producers.Pipeline`` reads them)."""
+
+
+def _producers_key(name: str) -> str:
+    key = PREFIX + "producers." + name
+    if key not in PRODUCERS:
+        raise KeyError(f"{PRODUCERS_SETTINGS_FILE} declares no {key}")
+    return key
+
+
+PRODUCERS_ROWS_PER_ROW_GROUP = _producers_key("rowsPerRowGroup")
+PRODUCERS_ROWS_PER_FILE = _producers_key("rowsPerFile")
+PRODUCERS_ROW_GROUP_BYTES = _producers_key("rowGroupBytes")
 FORCE_FAILURE = PREFIX + "test.forceRuleFailure"
 FAKE_MISSING_INTERNALS = PREFIX + "test.missingSparkInternals"
 
@@ -43,8 +81,7 @@ KEYS: tuple[str, ...] = (
     SHREDDED_VARIANT, SPEC_VARIANT, INFER_DRAFT_LAYOUT, VARIANT_SKIPPING,
     PATH_READS_BEFORE_AGGREGATES, ROW_GROUP_METRICS, ROW_GROUP_METRICS_ALL_SCANS, NESTED_LEAVES_AS_COLUMNS,
     LEAF_COLUMNS_READER, PACK_NARROW_READS, SPEC_LAYOUT_WRITER, COLUMNAR_SPEC_WRITER, STRICT,
-    PRODUCERS_ROWS_PER_ROW_GROUP, PRODUCERS_ROWS_PER_FILE, PRODUCERS_ROW_GROUP_BYTES, FORCE_FAILURE,
-    FAKE_MISSING_INTERNALS)
+    *PRODUCERS, FORCE_FAILURE, FAKE_MISSING_INTERNALS)
 
 RENAMED: dict[str, str] = {PREFIX + "variant.draftLayout.enabled": SHREDDED_VARIANT}
 """Older keys, still read when the current key is not set."""
@@ -80,11 +117,12 @@ def nearest(key: str, known: Iterable[str] | None = None) -> str:
     return min(known_keys() if known is None else known, key=lambda name: distance(wanted, name.lower()))
 
 
-NUMBERS: tuple[str, ...] = (PRODUCERS_ROWS_PER_ROW_GROUP, PRODUCERS_ROWS_PER_FILE, PRODUCERS_ROW_GROUP_BYTES)
+NUMBERS: tuple[str, ...] = tuple(PRODUCERS)
 """The settings that take a whole number (Spark's ``long``)."""
 
-MINIMUM: dict[str, int] = {key: 1 for key in NUMBERS}
-"""The smallest value each number setting takes (``checkValue`` in ``ExtConf.scala``)."""
+MINIMUM: dict[str, int] = {key: setting.minimum for key, setting in PRODUCERS.items()}
+"""The smallest value each number setting takes (Spark's ``checkValue``, which ``ExtConf.scala``
+sets from ``producers/settings.tsv``)."""
 
 TEXTS: tuple[str, ...] = (FAKE_MISSING_INTERNALS,)
 """The settings that take any text; every other setting takes ``true`` or ``false``."""

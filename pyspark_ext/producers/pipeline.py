@@ -20,8 +20,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType
 
-from . import incremental, key_order as _key_order, storage
 from .. import settings
+from . import incremental, key_order as _key_order, storage
 from .errors import ProducerError, from_spark
 from .exact_types import same, widens
 from .produce import SampleValues
@@ -60,7 +60,7 @@ class Pipeline:
 
     ``rows_per_row_group``, ``row_group_bytes`` and ``rows_per_file`` default to the confs
     ``spark.pyspark_ext.producers.rowsPerRowGroup`` (65536), ``...rowGroupBytes`` (64 MiB) and
-    ``...rowsPerFile`` (1048576).
+    ``...rowsPerFile`` (1048576), declared in ``producers/settings.tsv``.
     """
 
     def __init__(self, spark: SparkSession | None, path: str, *,
@@ -72,9 +72,11 @@ class Pipeline:
 
         def conf(key: str, default: str) -> str:
             return default if spark is None else spark.conf.get(key, default)
-        self.rows_per_group = rows_per_row_group or int(conf(settings.PRODUCERS_ROWS_PER_ROW_GROUP, "65536"))
-        self.rows_per_file = rows_per_file or int(conf(settings.PRODUCERS_ROWS_PER_FILE, "1048576"))
-        self.row_group_bytes = row_group_bytes or int(conf(settings.PRODUCERS_ROW_GROUP_BYTES, str(64 << 20)))
+        def number(key: str) -> int:
+            return int(conf(key, str(settings.PRODUCERS[key].default)))
+        self.rows_per_group = rows_per_row_group or number(settings.PRODUCERS_ROWS_PER_ROW_GROUP)
+        self.rows_per_file = rows_per_file or number(settings.PRODUCERS_ROWS_PER_FILE)
+        self.row_group_bytes = row_group_bytes or number(settings.PRODUCERS_ROW_GROUP_BYTES)
         self.partitions = partitions or int(conf("spark.sql.shuffle.partitions", "200"))
         self.last_stats: dict[str, dict[str, Any]] = {}
 

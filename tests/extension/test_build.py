@@ -29,6 +29,8 @@ def test_build_sbt_agrees_with_the_jar_build():
     shipped = [p.name for p in jar.pyspark_jars_dir().glob("scala-library-*.jar")]
     assert shipped == [f"scala-library-{scala_of_line[jar.spark_line()]}.jar"]
     assert '"provided"' in sbt and "shimFolders" in sbt
+    # the jar's resources, at the same path from the repository as in the jar
+    assert all(" / ".join(f'"{part}"' for part in name.split("/")) in sbt for name in jar.RESOURCES)
     requirement = re.search(r'"pyspark(>=[^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
     assert requirement == f">={jar.SUPPORTED_LINES[0]},<4.4"
 
@@ -106,6 +108,7 @@ def test_configure_lists_the_extension_ahead_of_deltas():
 def test_every_conf_the_extension_reads_is_documented():
     source = (ROOT / "extension/src/main/scala/pysparkext/ExtConf.scala").read_text()
     keys = set(re.findall(r'"(spark\.pyspark_ext\.[A-Za-z0-9_.]+)"', source))
+    keys |= set(re.findall(r"^(spark\.pyspark_ext\.[A-Za-z0-9_.]+)\t", settings.PRODUCERS_SETTINGS_FILE.read_text(), re.M))
     doc = (ROOT / "docs" / "configuration.md").read_text()
     assert len(keys) > 10
     # Declared keys and the older keys they still read (withAlternative).
@@ -116,7 +119,8 @@ def test_every_conf_the_extension_reads_is_documented():
 
 def test_an_installed_wheel_carries_the_sources_its_jar_is_built_from(tmp_path):
     """A non-editable install has no checkout beside it: the wheel's build step packages the Scala
-    sources, and the installed package finds them and hashes them to the same jar as the checkout."""
+    sources (and the package holds the jar's resources), and the installed package finds them and
+    hashes them to the same jar as the checkout."""
     subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)],
                    cwd=ROOT, check=True, capture_output=True)
     probe = "from pyspark_ext import jar; print(jar.SOURCES_DIR); print(jar.source_hash())"

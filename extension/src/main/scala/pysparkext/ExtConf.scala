@@ -7,55 +7,29 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.pysparkext.SqlConfDeclaration
+import org.apache.spark.sql.pysparkext.ExtConfEntry
 
 /**
- * A setting of the extension, declared once with Spark's `SQLConf.buildConf` (through
- * [[SqlConfDeclaration]]): Spark checks a value by its type when it is set and lists the setting
- * with its doc in `SET -v`. Read with [[get]] from the session's settings (`SQLConf.get`), so it
- * is settable at run time (`spark.conf.set`) or statically (`--conf`, spark-defaults.conf). When
- * the key is not set, an older key it was renamed from is read ([[alternatives]]), then the
- * default.
+ * The rows of `pyspark_ext/producers/settings.tsv` (key, type, default, minimum, doc, after a
+ * header line), the one declaration of the producers' settings: `pyspark_ext/settings.py` reads
+ * the file in the package, the jar build packs it at the same path.
  */
-final class ConfEntry[T] private[pysparkext] (declaration: SqlConfDeclaration[T]) {
-  def key: String = declaration.key
-  def alternatives: Seq[String] = declaration.alternatives
-  def valueType: String = declaration.valueType
-  def doc: String = declaration.doc
-  def defaultString: String = declaration.defaultString
-  /** False for testing-only settings, which `SET -v` and the settings table leave out. */
-  def isPublic: Boolean = declaration.isPublic
+private object ProducersSettings {
+  final case class Row(key: String, default: Long, minimum: Long, doc: String)
 
-  def get: T = declaration.get
+  val Resource = "pyspark_ext/producers/settings.tsv"
 
-  /** Fails with Spark's message naming the key and the value if this key, or an older key it
-   * reads, holds a value that is not of its type. */
-  private[pysparkext] def check(conf: SQLConf): Unit =
-    (key +: alternatives).foreach(k => Option(conf.getConfString(k, null)).foreach(declaration.check(k, _)))
-
-  /**
-   * The extension's own message for each of this key and its older keys whose value, as
-   * `valueOf` gives it, is not of this setting's type: it names the key, the value and the
-   * values the setting takes (`pyspark_ext/settings.py` words a rejected `configure` value the
-   * same way).
-   */
-  private[pysparkext] def badValues(valueOf: String => Option[String]): Seq[String] =
-    (key +: alternatives).flatMap { k =>
-      valueOf(k).filterNot(declaration.accepts).map { value =>
-        val name = if (k == key) k else s"$k (the older name of $key)"
-        val what = if (declaration.belowMinimum(value)) s"below its minimum ${declaration.minimum.get}"
-          else s"not a $valueType"
-        s"$name is '$value', which is $what: use $takes"
+  def rows: Seq[Row] = {
+    val in = Option(getClass.getClassLoader.getResourceAsStream(Resource)).getOrElse(
+      throw new IllegalStateException(s"pyspark-ext: the jar has no $Resource (build it with python -m pyspark_ext build)"))
+    val lines = try scala.io.Source.fromInputStream(in, "UTF-8").getLines().toList finally in.close()
+    lines.drop(1).filter(_.trim.nonEmpty).map { line =>
+      line.split("\t", -1) match {
+        case Array(key, "long", default, minimum, doc) => Row(key, default.toLong, minimum.toLong, doc)
+        case _ => throw new IllegalStateException(s"pyspark-ext: $Resource: not a row of a long setting: $line")
       }
     }
-
-  private def takes: String = valueType match {
-    case "boolean" => "true or false"
-    case "long" => "a whole number" + declaration.minimum.fold("")(m => s" of at least $m")
-    case other => s"a $other"
   }
-
-  override def toString: String = key
 }
 
 /**
@@ -72,12 +46,10 @@ object ExtConf {
 
   private val declared = ArrayBuffer.empty[ConfEntry[_]]
 
-  private def register[T](declaration: SqlConfDeclaration[T]): ConfEntry[T] = {
-    require(declaration.key.startsWith(Prefix), s"${declaration.key} does not start with $Prefix")
+  private def register[T](entry: ConfEntry[T]): ConfEntry[T] = {
+    require(entry.key.startsWith(Prefix), s"${entry.key} does not start with $Prefix")
     // The settings table is generated from these docs row by row.
-    require(!declaration.doc.exists(c => c == '\t' || c == '\n' || c == '|'),
-      s"doc of ${declaration.key}: no tab, newline or |")
-    val entry = new ConfEntry(declaration)
+    require(!entry.doc.exists(c => c == '\t' || c == '\n' || c == '|'), s"doc of ${entry.key}: no tab, newline or |")
     declared += entry
     entry
   }
@@ -87,11 +59,11 @@ object ExtConf {
 
   private def switch(key: String, default: Boolean, doc: String, alternatives: Seq[String] = Nil,
       internal: Boolean = false): ConfEntry[Boolean] =
-    register(SqlConfDeclaration.boolean(key, prose(doc), default, alternatives, internal, Since))
+    register(ExtConfEntry.boolean(key, prose(doc), default, alternatives, internal, Since))
 
   /** A whole number of at least `minimum` (1 unless given); the doc says the bound. */
   private def number(key: String, default: Long, doc: String, minimum: Long = 1): ConfEntry[Long] =
-    register(SqlConfDeclaration.long(key, s"${prose(doc)} At least $minimum.", default, minimum, Nil,
+    register(ExtConfEntry.long(key, s"${prose(doc)} At least $minimum.", default, minimum, Nil,
       internal = false, Since))
 
   val Enabled: ConfEntry[Boolean] = switch("spark.pyspark_ext.enabled", default = true, """
@@ -232,26 +204,22 @@ object ExtConf {
       `true`: an internal error in a rule fails the query. `false`: the rule logs a warning naming
       itself and the cause, and the query runs on Spark's own plan.""")
 
-  val ProducersRowsPerRowGroup: ConfEntry[Long] =
-    number("spark.pyspark_ext.producers.rowsPerRowGroup", default = 65536, """
-      Producers pipelines (`pyspark_ext.producers.Pipeline`): rows per Parquet row group of the
-      files a stage writes, unless the pipeline is given `rows_per_row_group`.""")
-
-  val ProducersRowsPerFile: ConfEntry[Long] =
-    number("spark.pyspark_ext.producers.rowsPerFile", default = 1048576, """
-      Producers pipelines: rows per file a stage writes, unless the pipeline is given
-      `rows_per_file`.""")
-
-  val ProducersRowGroupBytes: ConfEntry[Long] =
-    number("spark.pyspark_ext.producers.rowGroupBytes", default = 64L << 20, """
-      Producers pipelines: bytes per Parquet row group of the files a stage writes, unless the
-      pipeline is given `row_group_bytes`.""")
+  /**
+   * The producers pipelines' settings (`spark.pyspark_ext.producers.*`). Only the Python side
+   * (`pyspark_ext.producers`) reads them, so they are declared beside it, as data, in
+   * `pyspark_ext/producers/settings.tsv`, which the jar carries as a resource; they are
+   * registered here, in that file's order, so that Spark checks them and lists them as it does
+   * the rest.
+   */
+  val Producers: Seq[ConfEntry[Long]] = ProducersSettings.rows.map { row =>
+    number(row.key, row.default, row.doc, row.minimum)
+  }
 
   val ForceFailure: ConfEntry[Boolean] =
     switch("spark.pyspark_ext.test.forceRuleFailure", default = false, internal = true, doc = """
       Testing only: every rule throws, to exercise the fallback and strict mode.""")
 
-  val FakeMissingInternals: ConfEntry[String] = register(SqlConfDeclaration.string(
+  val FakeMissingInternals: ConfEntry[String] = register(ExtConfEntry.string(
     "spark.pyspark_ext.test.missingSparkInternals", prose("""
       Testing only: names of Spark internals (comma-separated, as the compatibility probe's warning
       names them) to treat as missing, to exercise the probe's switching off of the features that need
@@ -275,12 +243,37 @@ object ExtConf {
    * the wrong type fails the query with Spark's message naming the key (the same message `SET`
    * gives), wherever it was set; an unknown `spark.pyspark_ext.*` key is warned about once, naming
    * the nearest known key.
+   *
+   * Rules run many times per query, and the settings seldom change between them, so the
+   * settings are validated once per change: each session's conf remembers the extension's
+   * settings it last passed with, and a call whose settings are the same returns at once. The
+   * comparison is of the values themselves, not of a hash, so any change (a bad value under an
+   * older key, which Spark's check at `SET` does not see) is validated; a failed validation
+   * remembers nothing, so every query fails until the value is fixed.
    */
   def check(): Unit = {
     val conf = SQLConf.get
-    all.foreach(_.check(conf))
-    UnknownKeys.warn(conf.getAllConfs.keysIterator.filter(_.startsWith(Prefix)))
+    val ours = ExtConfEntry.settingsUnder(conf, Prefix)
+    if (!(Validated.get(conf) contains ours)) {
+      validations.incrementAndGet()
+      all.foreach(_.check(ours.get))
+      UnknownKeys.warn(ours.keysIterator)
+      Validated.put(conf, ours)
+    }
   }
+
+  /** The extension's settings of each session's conf when they last passed [[check]]; a conf
+   * no longer used is dropped with it. */
+  private object Validated {
+    private val byConf = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SQLConf, Map[String, String]])
+    def get(conf: SQLConf): Option[Map[String, String]] = Option(byConf.get(conf))
+    def put(conf: SQLConf, settings: Map[String, String]): Unit = byConf.put(conf, settings)
+  }
+
+  private val validations = new java.util.concurrent.atomic.AtomicLong
+
+  /** How many times [[check]] has validated settings in this JVM (for tests). */
+  private[pysparkext] def validationCount: Long = validations.get
 
   /**
    * Checks the settings a session starts with (`--conf`, spark-defaults.conf, and the builder's
