@@ -21,7 +21,8 @@ private object ProducersSettings {
 
   def rows: Seq[Row] = {
     val in = Option(getClass.getClassLoader.getResourceAsStream(Resource)).getOrElse(
-      throw new IllegalStateException(s"pyspark-ext: the jar has no $Resource (build it with python -m pyspark_ext build)"))
+      throw new IllegalStateException(
+        s"pyspark-ext: the jar has no $Resource (build it with python -m pyspark_ext build)"))
     val lines = try scala.io.Source.fromInputStream(in, "UTF-8").getLines().toList finally in.close()
     lines.drop(1).filter(_.trim.nonEmpty).map { line =>
       line.split("\t", -1) match {
@@ -193,7 +194,8 @@ object ExtConf {
       by leaf: each top-level VARIANT column marked for the spec layout (above), and, in the draft
       layout, `shred_variant(v, 'schema') AS name` where the last projections of a Parquet write
       pass it on (the column is written as the VARIANT and shredded as it is written). The
-      row-by-row way builds a row per shredding level and hands it to Parquet field by field. The files hold the same values in the same layout; the
+      row-by-row way builds a row per shredding level and hands it to Parquet field by field. The
+      files hold the same values in the same layout; the
       other columns, and a shredded VARIANT inside a struct, are written by Spark's Parquet writer
       as always. A file whose typed leaves the column writers do not take (millisecond
       timestamps), and every file of a write under the `LEGACY` or `EXCEPTION` date and timestamp

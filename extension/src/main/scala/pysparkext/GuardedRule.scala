@@ -16,10 +16,11 @@ class PySparkExtRuleException(rule: String, cause: Throwable)
     cause)
 
 /**
- * A rewrite (of a logical or a physical plan) run under the extension's switches. It does nothing when the master switch or
- * its feature switch is off. An internal error, or a rewrite that would change the query's output
- * schema, leaves the plan as Spark planned it and logs a warning; in strict mode it fails the
- * query instead. Optimisations are best effort, so falling back is always correct.
+ * A rewrite (of a logical or a physical plan) run under the extension's switches. It does nothing
+ * when the master switch or its feature switch is off. An internal error, or a rewrite that would
+ * change the query's output schema, leaves the plan as Spark planned it and logs a warning; in
+ * strict mode it fails the query instead. Optimisations are best effort, so falling back is always
+ * correct.
  */
 abstract class GuardedPlanRule[P <: QueryPlan[P]] extends Rule[P] with Logging {
   /** The switch of this feature. */
