@@ -23,7 +23,7 @@ def strict_session(app: str, warehouse: str) -> SparkSession:
 
 @dataclass
 class Run:
-    rows: list[str]
+    rows: list[Any]  # sorted reprs (``run``), or rows as ``rows_of`` gives them
     scans: list[dict[str, Any]]
 
     @property
@@ -55,6 +55,21 @@ def compare(spark: SparkSession, query: str | DataFrame) -> tuple[Run, Run]:
     assert ext.leaves <= stock.leaves, (
         f"the extension reads more leaves than stock Spark: {ext.read_schemas} vs {stock.read_schemas}")
     return stock, ext
+
+
+def rows_of(spark: SparkSession, query: str | DataFrame) -> list[Any]:
+    """The query's rows (a SQL string, or a DataFrame already built), normalised as
+    ``pyspark_ext.outcome`` normalises them; compare two lists with :func:`assert_same_rows`."""
+    df = spark.sql(query) if isinstance(query, str) else query
+    return [outcome.normalise(r) for r in df.collect()]
+
+
+def assert_same_rows(got: list[Any], want: list[Any], what: str = "") -> None:
+    """Fails unless ``got`` holds ``want``'s rows by ``pyspark_ext.outcome``'s one definition
+    (as multisets, doubles to its relative tolerance), naming rows missing and unexpected. Equal
+    sorted reprs of rounded rows are no such test: two doubles 7e-13 apart can round apart."""
+    difference = outcome.difference(outcome.Outcome(rows=want), outcome.Outcome(rows=got), order=None)
+    assert difference is None, f"{difference}: {what}" if what else difference
 
 
 def same_outcome(spark: SparkSession, sql: str) -> tuple[outcome.Outcome, outcome.Outcome]:

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 import pyspark_ext
 from pyspark_ext.settings import ROW_GROUP_METRICS
-from tests.support.differential import ENABLED, confs
-from tests.support.rows import query_rows_rounded
+from tests.support.differential import ENABLED, assert_same_rows, confs, rows_of
 
 LAYOUTS = ("draft", "spec", "nested")
 SCHEMAS = {"draft": "id BIGINT, v VARIANT", "spec": "id BIGINT, v VARIANT",
@@ -121,10 +121,10 @@ class Case:
         on = str(tolerant).lower()
         return {SETTING[self.damage]: on if self.how == "conf" else "false"}
 
-    def rows(self, query: str, tolerant: bool, enabled: bool) -> list[str]:
+    def rows(self, query: str, tolerant: bool, enabled: bool) -> list[Any]:
         with confs(self.spark, {**self.settings(tolerant), ENABLED: str(enabled).lower()}):
             self.read(tolerant)
-            return query_rows_rounded(self.spark, query.format(t="t"))
+            return rows_of(self.spark, query.format(t="t"))
 
     def fails(self, query: str, enabled: bool) -> str:
         with confs(self.spark, {**self.settings(False), ENABLED: str(enabled).lower()}):
@@ -158,11 +158,11 @@ def test_skipped_files_are_skipped_as_stock_spark_skips_them(spark: SparkSession
                                                              source: str, damage: str, how: str) -> None:
     c = case(layout, source, damage, how)
     for query in QUERIES[layout]:
-        truth = query_rows_rounded(spark, query.format(t="truth"))
+        truth = rows_of(spark, query.format(t="truth"))
         assert len(truth) > 0
         if layout != "draft":  # stock Spark reads the spec layout and nested columns itself
-            assert c.rows(query, tolerant=True, enabled=False) == truth, query
-        assert c.rows(query, tolerant=True, enabled=True) == truth, query
+            assert_same_rows(c.rows(query, tolerant=True, enabled=False), truth, f"stock Spark: {query}")
+        assert_same_rows(c.rows(query, tolerant=True, enabled=True), truth, f"the extension: {query}")
 
 
 @pytest.mark.parametrize("damage", ["corrupt", "missing"])
@@ -171,9 +171,9 @@ def test_row_group_counting_skips_them_too(spark: SparkSession, case, layout: st
     """The row-group counting reader (off by default) reads each split's footer again."""
     c = case(layout, "table", damage, "conf")
     query = QUERIES[layout][1]
-    truth = query_rows_rounded(spark, query.format(t="truth"))
+    truth = rows_of(spark, query.format(t="truth"))
     with confs(spark, {ROW_GROUP_METRICS: "true"}):
-        assert c.rows(query, tolerant=True, enabled=True) == truth
+        assert_same_rows(c.rows(query, tolerant=True, enabled=True), truth, query)
 
 
 @pytest.mark.parametrize("damage", ["corrupt", "missing"])

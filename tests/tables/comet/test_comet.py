@@ -7,15 +7,17 @@ internal error fails the test instead of falling back.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext import settings
 from benchmarks.nested_queries import NESTED_QUERIES
-from tests.support.differential import ENABLED, confs
+from tests.support.differential import ENABLED, assert_same_rows, confs, rows_of
 from tests.support.nested_shapes import SHAPES
-from tests.support.rows import query_rows, query_rows_rounded, row_strings
+from tests.support.rows import query_rows
 from tests.support.variant_data import (QUERIES, SHRED_SCHEMA, mixed_truth, mixed_variants,
                                        write_spec_three_ways)
 
@@ -29,11 +31,10 @@ def plan_of(spark: SparkSession, sql: str) -> str:
     return df._jdf.queryExecution().executedPlan().toString()
 
 
-def rows_and_scans(spark: SparkSession, sql: str, enabled: bool) -> tuple[list[str], list[dict]]:
+def rows_and_scans(spark: SparkSession, sql: str, enabled: bool) -> tuple[list[Any], list[dict]]:
     with confs(spark, {ENABLED: str(enabled).lower()}):
         df = spark.sql(sql)
-        rows = row_strings(df.collect(), round_floats=True)
-        return rows, pyspark_ext.explain_read_schema(df)
+        return rows_of(spark, df), pyspark_ext.explain_read_schema(df)
 
 
 def comet_scans(scans: list[dict]) -> list[dict]:
@@ -52,7 +53,7 @@ def test_nested_shapes_same_rows_as_stock_comet(spark: SparkSession, events, nam
     sql, expected = SHAPES[name]
     stock, stock_scans = rows_and_scans(spark, sql, enabled=False)
     ext, ext_scans = rows_and_scans(spark, sql, enabled=True)
-    assert ext == stock
+    assert_same_rows(ext, stock, sql)
     # Comet's scans report what they read: the extension's read schema, never more leaves.
     assert sum(s["read_leaves"] for s in ext_scans) <= sum(s["read_leaves"] for s in stock_scans)
     scans = comet_scans(ext_scans)
@@ -68,8 +69,8 @@ DETERMINISTIC = sorted(q for q in NESTED_QUERIES if q != "first_struct_field")
 def test_nested_queries_same_rows_as_plain_stock(spark: SparkSession, events, name: str) -> None:
     sql = NESTED_QUERIES[name]
     with confs(spark, {ENABLED: "false", COMET_ON: "false"}):
-        plain = query_rows_rounded(spark, sql)
-    assert query_rows_rounded(spark, sql) == plain
+        plain = rows_of(spark, sql)
+    assert_same_rows(rows_of(spark, sql), plain, sql)
 
 
 # -- 2. Comet's native scan reads the extension's pruned schema (apache/datafusion-comet#4859) -----
@@ -114,8 +115,8 @@ def draft(spark: SparkSession, tmp_path_factory) -> str:
 def test_spec_variant_same_rows_as_stock(spark: SparkSession, spec: str, query: str) -> None:
     sql = query.format(t=spec)
     with confs(spark, {ENABLED: "false"}):
-        stock = query_rows_rounded(spark, sql)
-    assert query_rows_rounded(spark, sql) == stock
+        stock = rows_of(spark, sql)
+    assert_same_rows(rows_of(spark, sql), stock, sql)
 
 
 @pytest.mark.parametrize("query", QUERIES)

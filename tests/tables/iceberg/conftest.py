@@ -55,24 +55,24 @@ def iceberg_events(spark, events_source):
 
 
 def compare(spark, query: str, leaves: bool = True):
-    """``tests.support.differential.compare`` with doubles rounded to 12 significant digits: Iceberg plans a
-    table's files in parallel, so two runs of one query, stock or not, may read them in another
-    order and sum doubles in another order. ``leaves=False``: the read leaves are not compared (a
+    """``tests.support.differential.compare`` with rows compared by ``pyspark_ext.outcome`` (doubles
+    to a relative tolerance): Iceberg plans a table's files in parallel, so two runs of one query,
+    stock or not, may read them in another order and sum doubles in another order. The runs' rows
+    are normalised by ``outcome.normalise``. ``leaves=False``: the read leaves are not compared (a
     whole VARIANT counts as one leaf, its shredded leaves as many)."""
     import pyspark_ext
-    from tests.support.differential import ENABLED, Run
-    from tests.support.rows import query_rows_rounded
+    from tests.support.differential import ENABLED, Run, assert_same_rows, rows_of
 
     def run(enabled: bool) -> Run:
         spark.conf.set(ENABLED, str(enabled).lower())
         try:
             df = spark.sql(query)
-            return Run(query_rows_rounded(spark, df), pyspark_ext.explain_read_schema(df))
+            return Run(rows_of(spark, df), pyspark_ext.explain_read_schema(df))
         finally:
             spark.conf.set(ENABLED, "true")
 
     stock, ext = run(False), run(True)
-    assert ext.rows == stock.rows, f"rows differ with the extension on for: {query}"
+    assert_same_rows(ext.rows, stock.rows, f"with the extension on, for: {query}")
     assert not leaves or ext.leaves <= stock.leaves, (
         f"the extension reads more leaves than stock Spark: {ext.read_schemas} vs {stock.read_schemas}")
     return stock, ext

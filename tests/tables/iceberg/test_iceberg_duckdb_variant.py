@@ -79,4 +79,4 @@ def test_duckdb_file_with_a_deletion_vector_goes_to_iceberg(spark, duckdb_table)
         stock, ext = compare(spark, query.format(t=f"{duckdb_table} VERSION AS OF 'dv'"))
         assert mixed_readers(ext), ext.read_schemas
     stock, _ = compare(spark, f"SELECT count(*) FROM {duckdb_table} VERSION AS OF 'dv'")
-    assert stock.rows == ["(470,)"]
+    assert stock.rows == [(470,)]
