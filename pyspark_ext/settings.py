@@ -10,7 +10,7 @@ checks that these keys, and the types ``value_type`` gives them, are the jar's.
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from importlib import resources
 from typing import Iterable, NamedTuple
 
 PREFIX = "spark.pyspark_ext."
@@ -44,7 +44,9 @@ class NumberSetting(NamedTuple):
     doc: str
 
 
-PRODUCERS_SETTINGS_FILE = Path(__file__).resolve().parent / "producers" / "settings.tsv"
+# Read as package data, not by path: on a cluster's executors the package is imported from the zip
+# ``producers.ship`` sends them, where no file path reaches it.
+PRODUCERS_SETTINGS_FILE = resources.files(__package__) / "producers" / "settings.tsv"
 
 
 def _producers_settings() -> dict[str, NumberSetting]:

@@ -21,10 +21,11 @@ _shipped: dict[int, str] = {}
 
 
 def package_zip(directory: str | None = None) -> str:
-    """A zip of the ``pyspark_ext`` package's Python files, named by a hash of their content (so
-    a changed package never collides with one already shipped under the same name)."""
+    """A zip of the ``pyspark_ext`` package's Python files and the data they read (the producers'
+    settings, ``settings.tsv``), named by a hash of their content (so a changed package never
+    collides with one already shipped under the same name)."""
     root = Path(__file__).resolve().parent.parent
-    files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".py", ".tsv") and "__pycache__" not in p.parts)
     digest = hashlib.sha256()
     for p in files:
         digest.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
