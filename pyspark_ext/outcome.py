@@ -98,39 +98,35 @@ class Outcome:
         return sum(s.get("bytes_read") or 0 for s in self.scans)
 
 
-def normalise(x: Any, *, exact: bool = False, round_floats: bool | None = None) -> Any:
+def normalise(x: Any, *, exact: bool = False) -> Any:
     """A cell (or row) as a value that compares by meaning: the one row normaliser, of the fuzzer
-    and of the tests (``tests/support/rows.py``).
+    and of the tests (``tests/support/differential.py``'s ``rows_of``).
 
     By default, the fuzzer's comparison: VARIANT values by ``variant_text`` (equal values may be
     encoded with different dictionaries; integers and decimals of equal value are one value),
     arrays, structs and rows alike as tuples, maps as their sorted entries, binaries as bytes,
-    doubles to 12 significant digits.
+    doubles to 12 significant digits (a stable form to print, count and sort; ``same_value``
+    compares them to ``RELATIVE_TOLERANCE``, which looks through that rounding).
 
-    With ``exact`` (the tests' comparison): VARIANT values by their JSON (so ``1`` and ``1.0``
-    differ), arrays stay lists, rows and structs become tuples, anything else stays as it is, and
-    doubles are kept whole unless ``round_floats`` says otherwise. ``round_floats`` (12
-    significant digits) defaults to True for the fuzzer's comparison and False for ``exact``.
+    With ``exact`` (``tests/support/rows.py``'s comparison): VARIANT values by their JSON (so ``1``
+    and ``1.0`` differ), arrays stay lists, rows and structs become tuples, anything else, doubles
+    included, stays as it is.
     """
-    rounding = (not exact) if round_floats is None else round_floats
     if exact:
         if isinstance(x, VARIANT_VALUES):
             return ("variant", x.toJson())
         if isinstance(x, list):
-            return [normalise(i, exact=True, round_floats=rounding) for i in x]
+            return [normalise(i, exact=True) for i in x]
         if isinstance(x, tuple):  # Rows too (a generator's Row(...) is one field)
-            return tuple(normalise(i, exact=True, round_floats=rounding) for i in x)
-        if rounding and isinstance(x, float):
-            return float(f"{x:.12g}")
+            return tuple(normalise(i, exact=True) for i in x)
         return x
     if isinstance(x, VARIANT_VALUES):
         return ("variant", variant_text(x))
     if isinstance(x, (Row, list, tuple)):
-        return tuple(normalise(i, round_floats=rounding) for i in x)
+        return tuple(normalise(i) for i in x)
     if isinstance(x, dict):  # entries as values, so that the comparison's tolerance reaches them
-        return ("map", tuple(sorted(((normalise(k, round_floats=rounding), normalise(v, round_floats=rounding))
-                                     for k, v in x.items()), key=_order_key)))
-    if rounding and isinstance(x, float):
+        return ("map", tuple(sorted(((normalise(k), normalise(v)) for k, v in x.items()), key=_order_key)))
+    if isinstance(x, float):
         return float(f"{x:.12g}")
     if isinstance(x, bytearray):
         return bytes(x)

@@ -14,8 +14,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from tests.support import draft_files
-from tests.support.differential import ENABLED, compare, confs
-from tests.support.rows import query_rows_rounded
+from tests.support.differential import ENABLED, assert_same_rows, compare, confs, rows_of
 from tests.support.variant_codec import EMPTY_METADATA
 from pyspark_ext import settings
 
@@ -105,16 +104,16 @@ def _judge(spark: SparkSession, stock_sql: str, ext_sql: str, file: str) -> str:
     extension's own error, naming the file and the column)."""
     try:
         with confs(spark, {ENABLED: "false"}):
-            stock, stock_error = query_rows_rounded(spark, stock_sql), ""
+            stock, stock_error = rows_of(spark, stock_sql), ""
     except Exception as e:  # noqa: BLE001 - Spark rejects the binary
         stock, stock_error = None, str(e)
     try:
-        ext, error = query_rows_rounded(spark, ext_sql), None
+        ext, error = rows_of(spark, ext_sql), None
     except Exception as e:  # noqa: BLE001
         ext, error = None, str(e)
     if error is None:
         assert stock is not None, f"{file}: stock Spark fails ({stock_error[:300]}), the extension returned {ext}"
-        assert ext == stock, f"{file}: {ext} != {stock}"
+        assert_same_rows(ext, stock, file)
         return "same"
     if stock is None and _condition(error) and _condition(error) == _condition(stock_error):
         return "same"  # Spark's own error, e.g. a cast of what the flipped bits now say
@@ -150,11 +149,15 @@ def _field(value: list, typed: pa.Array) -> pa.StructArray:
     return pa.StructArray.from_arrays([pa.array(value, pa.binary()), typed], names=["value", "typed_value"])
 
 
-def _stock_and_extension(spark: SparkSession, path: str, query: str) -> tuple[list, list]:
+def _same_rows_as_stock(spark: SparkSession, path: str, query: str) -> list:
+    """The extension's rows of ``query`` over the file at ``path`` (view ``bad``); fails unless
+    stock Spark gives the same rows."""
     spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView("bad")
     with confs(spark, {ENABLED: "false"}):
-        stock = query_rows_rounded(spark, query)
-    return stock, query_rows_rounded(spark, query)
+        stock = rows_of(spark, query)
+    ext = rows_of(spark, query)
+    assert_same_rows(ext, stock, query)
+    return ext
 
 
 @pytest.mark.parametrize("query", ["SELECT id, to_json(v) FROM bad", "SELECT id, v:a::int FROM bad",
@@ -170,8 +173,7 @@ def test_spec_value_and_typed_value_both_set_reads_typed_value(spark: SparkSessi
          pa.array([[{"value": None, "typed_value": 2}]], pa.list_(element))], names=["value", "typed_value"])
     path = _spec_file(tmp_path / "both.parquet", [EMPTY_METADATA], [None],
                       pa.StructArray.from_arrays([a, b], names=["a", "b"]))
-    stock, ext = _stock_and_extension(spark, path, query)
-    assert ext == stock
+    ext = _same_rows_as_stock(spark, path, query)
     assert "7" not in repr(ext)
 
 
@@ -264,8 +266,7 @@ def test_spec_null_object_around_a_field_reads_on(spark: SparkSession, tmp_path)
                                    names=["value", "typed_value"], mask=pa.array([True]))
     typed = pa.StructArray.from_arrays([a], names=["a"], mask=pa.array([True]))
     path = _spec_file(tmp_path / "null_object.parquet", [EMPTY_METADATA], [b"\x0c\x07"], typed)
-    stock, ext = _stock_and_extension(spark, path, "SELECT id, to_json(v), v:a::int FROM bad")
-    assert ext == stock
+    _same_rows_as_stock(spark, path, "SELECT id, to_json(v), v:a::int FROM bad")
 
 
 def test_spec_non_object_value_beside_shredded_fields(spark: SparkSession, tmp_path) -> None:
@@ -331,8 +332,9 @@ def test_non_standard_list_names_read_as_standard(spark: SparkSession, tmp_path)
     out = {}
     for name, path in (("std", std), ("legacy", legacy)):
         spark.read.schema("id BIGINT, v VARIANT").parquet(path).createOrReplaceTempView(f"list_{name}")
-        out[name] = query_rows_rounded(spark, f"SELECT id, to_json(v), v:[1]::int FROM list_{name}")
-    assert out["legacy"] == out["std"] == ["(0, '[1,2]', 2)", "(1, None, None)"]
+        out[name] = rows_of(spark, f"SELECT id, to_json(v), v:[1]::int FROM list_{name}")
+    assert_same_rows(out["std"], [(0, "[1,2]", 2), (1, None, None)], "the standard LIST")
+    assert_same_rows(out["legacy"], out["std"], "the legacy LIST")
 
 
 def test_spec_list_of_plain_values_is_an_error(spark: SparkSession, tmp_path) -> None:
@@ -389,9 +391,10 @@ def test_zero_row_files_read_alongside_others(spark: SparkSession, tmp_path) -> 
     _spec_file(table / "empty_conflicting.parquet", [], [], pa.array([], pa.struct([pa.field("a", string_leaf)])))
     assert pq.ParquetFile(str(table / "empty_conflicting.parquet")).metadata.num_rows == 0
     spark.read.schema("id BIGINT, v VARIANT").parquet(str(table)).createOrReplaceTempView("with_empty")
-    assert query_rows_rounded(spark, "SELECT id, to_json(v), v:a::int FROM with_empty") == \
-        [f"({i}, '{{\"a\":{i}}}', {i})" for i in range(3)]
-    assert query_rows_rounded(spark, "SELECT count(*), sum(v:a::int) FROM with_empty WHERE v:a::int >= 1") == ["(2, 3)"]
+    assert_same_rows(rows_of(spark, "SELECT id, to_json(v), v:a::int FROM with_empty"),
+                     [(i, f'{{"a":{i}}}', i) for i in range(3)], "the spec layout")
+    assert_same_rows(rows_of(spark, "SELECT count(*), sum(v:a::int) FROM with_empty WHERE v:a::int >= 1"),
+                     [(2, 3)], "the spec layout's aggregate")
     # The draft layout: a zero-row file with no row groups at all, beside a file with rows.
     draft = tmp_path / "draft_with_empty"
     draft.mkdir()
@@ -401,7 +404,8 @@ def test_zero_row_files_read_alongside_others(spark: SparkSession, tmp_path) -> 
     pq.write_table(pa.table({"id": pa.array([], pa.int64()), "v": pa.array([], other)}),
                    str(draft / "empty.parquet"))
     spark.read.schema("id BIGINT, v VARIANT").parquet(str(draft)).createOrReplaceTempView("draft_with_empty")
-    assert query_rows_rounded(spark, "SELECT id, v::string FROM draft_with_empty") == ["(0, 'x')", "(1, 'y')"]
+    assert_same_rows(rows_of(spark, "SELECT id, v::string FROM draft_with_empty"), [(0, "x"), (1, "y")],
+                     "the draft layout")
 
 
 # --- more malformed values ------------------------------------------------------------------
@@ -511,11 +515,11 @@ def test_corrupt_file_errors_name_the_file(spark: SparkSession, good_files, tmp_
     for query in FILE_QUERIES[layout]:
         try:
             spark.read.schema(FILE_SCHEMAS[layout]).parquet(str(tmp_path)).createOrReplaceTempView("t")
-            rows = query_rows_rounded(spark, query)
+            rows = rows_of(spark, query)
         except Exception as e:  # noqa: BLE001
             message = _top_message(e)
             assert good.name in message, f"{layout}/{kind}: {message[:1500]}"
             continue
         assert kind == "pages", f"{layout}/{kind}: read without an error"
         with confs(spark, {ENABLED: "false"}):
-            assert query_rows_rounded(spark, query) == rows
+            assert_same_rows(rows, rows_of(spark, query), f"{layout}/{kind}: {query}")

@@ -23,8 +23,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from tests.support import draft_files
-from tests.support.differential import ENABLED, confs
-from tests.support.rows import query_rows_rounded
+from tests.support.differential import ENABLED, assert_same_rows, confs, rows_difference, rows_of
 from tests.support.variant_data import CONFLICTING, FULL, SHRED_SCHEMA, mixed_variants, write_spec
 
 # --- a file overwritten in place --------------------------------------------------------------
@@ -67,7 +66,7 @@ def test_draft_file_overwritten_between_queries(spark: SparkSession, tmp_path, s
     _write_draft(f, [_typed(i) for i in range(N)], pad=600)
     before = f.stat()
     q = f"SELECT id, variant_get(v, '$.a', 'bigint') AS a FROM parquet.`{table}`"
-    assert query_rows_rounded(spark, q) == sorted(repr((i, i)) for i in range(N))
+    assert_same_rows(rows_of(spark, q), [(i, i) for i in range(N)], "the first file")
     [scan] = pyspark_ext.explain_read_schema(spark.sql(q))
     assert "untyped_value" not in scan["read_schema"]
 
@@ -82,7 +81,7 @@ def test_draft_file_overwritten_between_queries(spark: SparkSession, tmp_path, s
     else:
         _write_draft(f, residual, pad=0)
         assert f.stat().st_size != before.st_size
-    assert query_rows_rounded(spark, q) == sorted(repr((i, 1000 + i)) for i in range(N))
+    assert_same_rows(rows_of(spark, q), [(i, 1000 + i) for i in range(N)], "the rewritten file")
     [scan] = pyspark_ext.explain_read_schema(spark.sql(q))
     assert "untyped_value" in scan["read_schema"]
 
@@ -132,8 +131,8 @@ def test_spec_file_overwritten_with_another_shredding(spark: SparkSession, tmp_p
         [part] = out.glob("*.parquet")
         shutil.copyfile(part, target / "part-0.parquet")  # the same path, new content
         with confs(spark, {ENABLED: "false"}):
-            stock = query_rows_rounded(spark, q)
-        assert query_rows_rounded(spark, q) == stock
+            stock = rows_of(spark, q)
+        assert_same_rows(rows_of(spark, q), stock, f"write {i}: {q}")
         [scan] = pyspark_ext.explain_read_schema(spark.sql(q))
         typed = re.search(r"id:struct<(?:value:binary,)?typed_value:(\w+)>", scan["read_schema"])
         assert typed and typed.group(1) == ("bigint" if i == 0 else "string"), scan["read_schema"]
@@ -184,7 +183,7 @@ def test_eight_threads_on_one_session(spark: SparkSession, mixed_tables: dict[st
     queries = [q.format(t=mixed_tables[t]) for t, q in MIXED]
     # Stock Spark's rows; for the draft layout (a struct to stock Spark) the unshredded values'.
     with confs(spark, {ENABLED: "false"}):
-        expected = {q.format(t=mixed_tables[t]): query_rows_rounded(spark, q.format(t=mixed_tables["truth" if t == "draft" else t]))
+        expected = {q.format(t=mixed_tables[t]): rows_of(spark, q.format(t=mixed_tables["truth" if t == "draft" else t]))
                     for t, q in MIXED}
     assert all(expected.values())
     failures: list[str] = []
@@ -195,12 +194,10 @@ def test_eight_threads_on_one_session(spark: SparkSession, mixed_tables: dict[st
         random.Random(seed).shuffle(order)
         for q in order:
             try:
-                got = query_rows_rounded(spark, q)
-                ok = got == expected[q]
-                detail = "wrong rows"
+                detail = rows_difference(rows_of(spark, q), expected[q])
             except Exception as e:  # noqa: BLE001 - every failure is reported below
-                ok, detail = False, f"{type(e).__name__}: {str(e)[:300]}"
-            if not ok:
+                detail = f"{type(e).__name__}: {str(e)[:300]}"
+            if detail is not None:
                 with lock:
                     failures.append(f"thread {seed}: {detail}: {q}")
 

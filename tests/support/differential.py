@@ -1,7 +1,12 @@
 """Run a query with the extension off and on, and compare rows and read schemas."""
 from __future__ import annotations
 
+import base64
+import datetime
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -64,12 +69,63 @@ def rows_of(spark: SparkSession, query: str | DataFrame) -> list[Any]:
     return [outcome.normalise(r) for r in df.collect()]
 
 
+def rows_difference(got: list[Any], want: list[Any]) -> str | None:
+    """How ``got`` differs from ``want`` by ``pyspark_ext.outcome``'s one definition of the same
+    rows (as multisets, doubles to its relative tolerance), or None when they are the same."""
+    return outcome.difference(outcome.Outcome(rows=want), outcome.Outcome(rows=got), order=None)
+
+
 def assert_same_rows(got: list[Any], want: list[Any], what: str = "") -> None:
-    """Fails unless ``got`` holds ``want``'s rows by ``pyspark_ext.outcome``'s one definition
-    (as multisets, doubles to its relative tolerance), naming rows missing and unexpected. Equal
-    sorted reprs of rounded rows are no such test: two doubles 7e-13 apart can round apart."""
-    difference = outcome.difference(outcome.Outcome(rows=want), outcome.Outcome(rows=got), order=None)
+    """Fails unless ``got`` holds ``want``'s rows (:func:`rows_difference`), naming rows missing
+    and unexpected. Equal sorted reprs of rounded rows are no such test: two doubles 7e-13 apart
+    can round apart."""
+    difference = rows_difference(got, want)
     assert difference is None, f"{difference}: {what}" if what else difference
+
+
+def stored_rows(rows: list[Any]) -> list[Any]:
+    """Rows from :func:`rows_of` as JSON values, for a test that runs its queries in another
+    process; :func:`read_stored_rows` gives them back as they were, to compare by
+    :func:`assert_same_rows`. Tuples become lists; a value JSON has no type for becomes an object
+    of one entry, its type's tag and its text."""
+    return [_stored(r) for r in rows]
+
+
+def read_stored_rows(stored: list[Any]) -> list[Any]:
+    """The rows :func:`stored_rows` stored, as :func:`rows_of` gave them."""
+    return [_read_stored(r) for r in stored]
+
+
+#: tag -> (the type, its text, the value of a text); datetime before date, which it extends
+_STORED_TYPES: dict[str, tuple[type, Callable[[Any], str], Callable[[str], Any]]] = {
+    "float": (float, repr, float),  # not finite only: JSON has no NaN or infinities
+    "decimal": (Decimal, str, Decimal),
+    "bytes": (bytes, lambda b: base64.b64encode(b).decode(), base64.b64decode),
+    "timestamp": (datetime.datetime, datetime.datetime.isoformat, datetime.datetime.fromisoformat),
+    "date": (datetime.date, datetime.date.isoformat, datetime.date.fromisoformat),
+    "interval": (datetime.timedelta, lambda d: str(d // datetime.timedelta(microseconds=1)),
+                 lambda t: datetime.timedelta(microseconds=int(t))),
+}
+
+
+def _stored(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_stored(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    for tag, (kind, text, _) in _STORED_TYPES.items():
+        if isinstance(value, kind):
+            return {tag: text(value)}
+    raise TypeError(f"no stored form for {type(value).__name__}: {value!r}")
+
+
+def _read_stored(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_read_stored(v) for v in value)
+    if isinstance(value, dict):
+        [(tag, text)] = value.items()
+        return _STORED_TYPES[tag][2](text)
+    return value
 
 
 def same_outcome(spark: SparkSession, sql: str) -> tuple[outcome.Outcome, outcome.Outcome]:

@@ -10,8 +10,8 @@ from typing import Any, Generic, TypeVar
 from pyspark.sql import Row, SparkSession
 
 import pyspark_ext
+from pyspark_ext.outcome import normalise
 from tests.support.differential import ENABLED, confs
-from tests.support.rows import row_strings
 
 T = TypeVar("T")
 
@@ -47,9 +47,10 @@ class Outcome:
         return sorted(map(repr, self.collected))
 
     @property
-    def rounded(self) -> list[str]:
-        """The rows as ``tests.support.rows.row_strings`` with doubles rounded."""
-        return row_strings(self.collected, round_floats=True)
+    def normalised(self) -> list[Any]:
+        """The rows as ``tests.support.differential.rows_of`` gives them: compare two modes' with
+        ``assert_same_rows`` where doubles may differ in their last bits."""
+        return [normalise(r) for r in self.collected]
 
 
 def outcome(spark: SparkSession, sql: str, scans: bool = False) -> Outcome:

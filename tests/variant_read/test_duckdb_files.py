@@ -9,6 +9,7 @@ files Spark writes read back in DuckDB with the values DuckDB reads from its own
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
@@ -17,9 +18,8 @@ from pyspark.sql.types import ArrayType, DataType, MapType, StructType, _parse_d
 import pyspark_ext
 from pyspark_ext.spark_shredding import spark_shredding
 from pyspark_ext import settings
-from tests.support.differential import ENABLED, confs
+from tests.support.differential import ENABLED, assert_same_rows, confs, rows_of
 from tests.support.duckdb_files import GROUP, ROWS, write_tables
-from tests.support.rows import query_rows_rounded as rows
 
 pytestmark = pytest.mark.slow
 
@@ -178,12 +178,12 @@ def _cases():
 
 
 @pytest.fixture(scope="module")
-def truth(spark: SparkSession, files) -> dict[str, list[str]]:
+def truth(spark: SparkSession, files) -> dict[str, list[Any]]:
     """Stock Spark's rows over the unshredded copy, per query (computed once, on demand)."""
     class Truth(dict):
-        def __missing__(self, name: str) -> list[str]:
+        def __missing__(self, name: str) -> list[Any]:
             with confs(spark, {ENABLED: "false"}):
-                self[name] = rows(spark, QUERIES[name][0].format(t=source(files["truth"])))
+                self[name] = rows_of(spark, QUERIES[name][0].format(t=source(files["truth"])))
             return self[name]
     return Truth()
 
@@ -193,7 +193,7 @@ def test_same_rows_as_stock_spark_on_the_unshredded_copy(spark: SparkSession, fi
                                                           name: str, table: str) -> None:
     query, needs = QUERIES[name]
     ext_query = query.format(t=source(files[table]))
-    assert rows(spark, ext_query) == truth[name]
+    assert_same_rows(rows_of(spark, ext_query), truth[name], ext_query)
     if "*" not in needs:
         scans = pyspark_ext.explain_read_schema(spark.sql(ext_query))
         assert unneeded_leaves(scans, needs) == [], [s["read_schema"] for s in scans]
@@ -264,9 +264,10 @@ def test_selective_filter_skips_row_groups(spark: SparkSession, files, column: s
     query = FILTERS[column].format(t=source(files[table]))
     with confs(spark, {ENABLED: "false"}):
         stock = pyspark_ext.explain_read_schema(spark.sql(query), run=True)
-        truth = rows(spark, FILTERS[column].format(t=source(files["truth"])))
+        truth = rows_of(spark, FILTERS[column].format(t=source(files["truth"])))
     df = spark.sql(query)
-    assert rows(spark, query) == truth and len(truth) > 0
+    assert_same_rows(rows_of(spark, query), truth, query)
+    assert len(truth) > 0
     scans = pyspark_ext.explain_read_schema(df, run=True)
     assert _row_groups(scans) == expected
     assert _row_groups(stock)[2] == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import struct
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,8 +21,7 @@ from pyspark.sql import SparkSession
 
 import pyspark_ext
 from pyspark_ext import settings
-from tests.support.differential import ENABLED, confs
-from tests.support.rows import query_rows_rounded
+from tests.support.differential import ENABLED, assert_same_rows, confs, rows_of
 from tests.support.variant_data import (ANSI, FAILING, FULL, QUERIES, mixed_truth, source, write_spec,
                                        write_spec_three_ways)
 
@@ -36,10 +36,13 @@ def spec(spark: SparkSession, tmp_path_factory):
     return {"spec": spec, "spec_one": source(one)}
 
 
-def stock_and_ext(spark: SparkSession, query: str) -> tuple[list[str], list[str]]:
+def same_rows_as_stock(spark: SparkSession, query: str) -> list[Any]:
+    """The extension's rows of ``query``; fails unless stock Spark gives the same rows."""
     with confs(spark, {ENABLED: "false"}):
-        stock = query_rows_rounded(spark, query)
-    return stock, query_rows_rounded(spark, query)
+        stock = rows_of(spark, query)
+    ext = rows_of(spark, query)
+    assert_same_rows(ext, stock, query)
+    return ext
 
 
 @pytest.mark.parametrize("ansi", ["true", "false"])
@@ -48,8 +51,7 @@ def stock_and_ext(spark: SparkSession, query: str) -> tuple[list[str], list[str]
 def test_same_rows_as_stock_spark(spark: SparkSession, spec, query: str, ansi: str,
                                   table: str) -> None:
     with confs(spark, {ANSI: ansi}):
-        stock, ext = stock_and_ext(spark, query.format(t=spec[table]))
-    assert ext == stock
+        same_rows_as_stock(spark, query.format(t=spec[table]))
 
 
 @pytest.mark.parametrize("query", FAILING)
@@ -82,13 +84,13 @@ def test_residual_with_values_in_one_file_is_read(spark: SparkSession, tmp_path)
     [schema] = read_schema(spark, q)
     assert schema == ("struct<v:struct<metadata:binary,typed_value:struct<user:struct<"
                       "typed_value:struct<name:struct<value:binary,typed_value:string>>>>>>")
-    stock, ext = stock_and_ext(spark, q)
-    assert ext == stock and "('0',)" in ext
+    ext = same_rows_as_stock(spark, q)
+    assert ("0",) in ext
 
 
 def test_whole_variant_of_shredded_files(spark: SparkSession, spec) -> None:
-    stock, ext = stock_and_ext(spark, f"SELECT id, to_json(v), v FROM {spec['spec']}")
-    assert ext == stock and len(ext) == 600
+    ext = same_rows_as_stock(spark, f"SELECT id, to_json(v), v FROM {spec['spec']}")
+    assert len(ext) == 600
 
 
 def test_spec_switch_leaves_spark_alone(spark: SparkSession, spec) -> None:
@@ -106,8 +108,7 @@ def test_unshredded_table_stays_with_spark(spark: SparkSession, spec, tmp_path) 
     with confs(spark, {ENABLED: "false"}):
         stock = read_schema(spark, q)
     assert read_schema(spark, q) == stock
-    stock, ext = stock_and_ext(spark, f"SELECT id, v:user.name::string FROM {source(path)}")
-    assert ext == stock
+    same_rows_as_stock(spark, f"SELECT id, v:user.name::string FROM {source(path)}")
 
 
 def test_typed_value_of_another_type_is_cast_directly(spark: SparkSession, spec) -> None:
@@ -116,8 +117,7 @@ def test_typed_value_of_another_type_is_cast_directly(spark: SparkSession, spec)
     q = f"SELECT variant_get(v, '$.user.id', 'bigint') FROM {spec['spec_one']}"
     plan = spark.sql(q)._jdf.queryExecution().optimizedPlan().toString()
     assert "try_cast" in plan.lower() or "cast(cast(" in plan.lower(), plan
-    stock, ext = stock_and_ext(spark, q)
-    assert ext == stock
+    same_rows_as_stock(spark, q)
 
 
 def _decimal_residual_file(path, value: bytes) -> str:

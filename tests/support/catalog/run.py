@@ -6,7 +6,9 @@ tables in an embedded Derby metastore and queries them; ``--phase reread``, a ne
 allows one at a time), reads the same tables again from the same metastore. Every query runs
 with the extension off and on; the JSON written to ``--out`` holds each run's rows, read
 schemas and scan formats, and, for draft-layout tables (a struct to stock Spark), the rows of the
-same query over the unshredded values (the ground truth).
+same query over the unshredded values (the ground truth). Rows are stored as
+``tests.support.differential.stored_rows`` stores them, for the test to read back and compare by
+``pyspark_ext.outcome``'s definition of the same rows.
 
     python -m tests.support.catalog.run --phase create --dir /tmp/catalog --out /tmp/catalog/create.json
 """
@@ -23,8 +25,7 @@ from pyspark.sql import DataFrame, SparkSession
 import pyspark_ext
 from pyspark_ext.session import local_session
 from pyspark_ext.spark_shredding import spark_shredding
-from tests.support.differential import ENABLED
-from tests.support.rows import query_rows_rounded, row_strings
+from tests.support.differential import ENABLED, rows_of, stored_rows
 from tests.support.variant_data import CONFLICTING, FULL, SHRED_SCHEMA, mixed_json
 
 NESTED = "struct<a: struct<b: bigint, c: string>, d: double>"
@@ -123,8 +124,8 @@ def overwrite(spark: SparkSession, df: DataFrame, base: Path) -> dict[str, Any]:
     """A catalog table's files rewritten in place (same names, another shredding) while the
     session holds its relation: what a query returns before and after REFRESH TABLE."""
     name, query = "draft_located", QUERIES["located_draft_paths"][0]
-    expected = query_rows_rounded(spark, query.replace(name, "truth"))
-    first = query_rows_rounded(spark, query)
+    expected = stored(spark, query.replace(name, "truth"))
+    first = stored(spark, query)
     fresh = base / "rewrite"
     pyspark_ext.shred(df.select("id", "v"), "v", "id string, kind string, user variant") \
         .coalesce(2).write.parquet(str(fresh))
@@ -135,11 +136,16 @@ def overwrite(spark: SparkSession, df: DataFrame, base: Path) -> dict[str, Any]:
         shutil.copyfile(n, o)
         # Hadoop's local file system checks each file against its .crc sidecar.
         shutil.copyfile(n.with_name(f".{n.name}.crc"), o.with_name(f".{o.name}.crc"))
-    stale = attempt(lambda: query_rows_rounded(spark, query))
+    stale = attempt(lambda: stored(spark, query))
     spark.sql(f"REFRESH TABLE {name}")
-    refreshed = attempt(lambda: query_rows_rounded(spark, query))
+    refreshed = attempt(lambda: stored(spark, query))
     return {"expected": expected, "first": first, "without_refresh": stale, "refreshed": refreshed,
             "read_schema_refreshed": [s["read_schema"] for s in pyspark_ext.explain_read_schema(spark.sql(query))]}
+
+
+def stored(spark: SparkSession, query: str | DataFrame) -> list[Any]:
+    """The query's rows in their stored (JSON) form."""
+    return stored_rows(rows_of(spark, query))
 
 
 def attempt(f) -> dict[str, Any]:
@@ -156,7 +162,7 @@ def run(spark: SparkSession, query: str, enabled: bool) -> dict[str, Any]:
     try:
         def go() -> dict[str, Any]:
             df = spark.sql(query)
-            result = {"rows": row_strings(df.collect(), round_floats=True)}
+            result = {"rows": stored(spark, df)}
             result["scans"] = [{k: s.get(k) for k in ("table", "format", "read_schema", "read_leaves",
                                                        "full_leaves")}
                                for s in pyspark_ext.explain_read_schema(df)]
@@ -174,7 +180,7 @@ def run_all(spark: SparkSession) -> dict[str, Any]:
         entry = {"query": query, "off": run(spark, query, False), "on": run(spark, query, True)}
         if draft:
             tables = [t for t in TRUTH_TABLES if t in query]
-            entry["truth"] = attempt(lambda: query_rows_rounded(spark, query.replace(tables[0], TRUTH_TABLES[tables[0]])))
+            entry["truth"] = attempt(lambda: stored(spark, query.replace(tables[0], TRUTH_TABLES[tables[0]])))
         out[name] = entry
     return out
 
@@ -196,7 +202,7 @@ def main() -> None:
                    "tables": sorted(r.tableName for r in spark.sql("SHOW TABLES").collect())}
     finally:
         spark.stop()
-    Path(args.out).write_text(json.dumps(out, indent=1))
+    Path(args.out).write_text(json.dumps(out, indent=1, allow_nan=False))
 
 
 if __name__ == "__main__":
