@@ -88,13 +88,13 @@ object ScalarCast {
 
   /**
    * A number as a decimal of type `d` where that needs no rounding (its scale is at most `d`'s)
-   * and fits: then the cast's value is the number itself at `d`'s scale. Rounding and overflow are
-   * left to the cast.
+   * and fits: then the cast's value is the number itself at `d`'s scale and `d`'s precision, as
+   * `Cast` leaves it. Rounding and overflow are left to the cast.
    */
   private def unrounded(n: java.math.BigDecimal, d: DecimalType): Option[Decimal] =
     if (n.scale > d.scale) None else {
       val value = Decimal(n.setScale(d.scale))
-      if (value.precision <= d.precision) Some(value) else None
+      if (value.changePrecision(d.precision, d.scale)) Some(value) else None
     }
 
   /**

@@ -20,10 +20,20 @@ class ScalarCastSuite extends AnyFunSuite {
   private val tryArgs = VariantCastArgs(false, Some("UTC"), ZoneId.of("UTC"))
   private def spark(v: Variant, t: DataType): Any = VariantGet.cast(v, t, tryArgs)
 
-  /** Equal as Spark would store them: a decimal with its scale, a double by its bits (NaN, -0.0). */
+  /**
+   * Equal as Spark would store them: a decimal with its scale and the precision `Cast` gives it
+   * (a row writer rescales by the column's type, but an expression above may read it first), a
+   * double by its bits (NaN, -0.0).
+   */
   private def same(a: Any, b: Any): Boolean = (a, b) match {
-    case (x: Decimal, y: Decimal) => x.toJavaBigDecimal == y.toJavaBigDecimal
+    case (x: Decimal, y: Decimal) => x.toJavaBigDecimal == y.toJavaBigDecimal && x.precision == y.precision
     case _ => java.util.Objects.equals(a, b)
+  }
+
+  /** A value as a failure prints it: a decimal with its precision and scale. */
+  private def show(a: Any): String = a match {
+    case d: Decimal => s"$d as decimal(${d.precision},${d.scale})"
+    case other => String.valueOf(other)
   }
 
   /** The edges of every integer width, and of the decimal digits they fill (9, 10, 99, 100, ...). */
@@ -52,7 +62,7 @@ class ScalarCastSuite extends AnyFunSuite {
     for (v <- values; t <- targets; x <- ScalarCast.exact(v, t)) {
       answered += 1
       val expected = spark(v, t)
-      assert(same(x, expected), s"${v.toJson(ZoneId.of("UTC"))} as ${t.sql}: $x, Spark: $expected")
+      assert(same(x, expected), s"${v.toJson(ZoneId.of("UTC"))} as ${t.sql}: ${show(x)}, Spark: ${show(expected)}")
     }
     // Every integer as a long and a double, and most numbers as some decimal, are answered here.
     assert(answered > 2 * integers.size + decimals.size, s"only $answered casts answered")
@@ -76,7 +86,8 @@ class ScalarCastSuite extends AnyFunSuite {
       if (direct != null) {
         answered += 1
         val expected = spark(v, t)
-        assert(same(direct, expected), s"${v.toJson(ZoneId.of("UTC"))} as ${t.sql}: $direct, Spark: $expected")
+        assert(same(direct, expected),
+          s"${v.toJson(ZoneId.of("UTC"))} as ${t.sql}: ${show(direct)}, Spark: ${show(expected)}")
         assert(ScalarCast.exact(v, t).exists(same(_, direct)), s"${v.toJson(ZoneId.of("UTC"))} as ${t.sql}")
       }
     }
