@@ -6,6 +6,8 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import org.apache.spark.SparkThrowable
+
 import pysparkext.testing.VariantValues.json
 
 /**
@@ -34,8 +36,10 @@ class LittleEndianSuite extends AnyFunSuite {
   }
 
   test("four bytes with the high bit set are a malformed variant, as Spark's reader says") {
+    // Spark's SparkRuntimeException is private to Spark's package: the test names its interface.
     val error = intercept[RuntimeException](LittleEndian.readUnsigned(Array[Byte](0, 0, 0, -128), 0, 4))
-    assert(error.getMessage.contains("MALFORMED_VARIANT"))
+    assert(Some(error).collect { case e: SparkThrowable => e.getCondition }.contains("MALFORMED_VARIANT"),
+      error.getMessage)
     assert(LittleEndian.readUnsigned(Array[Byte](-1, -1, -1, 127), 0, 4) == Int.MaxValue)
   }
 
