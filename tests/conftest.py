@@ -19,6 +19,7 @@ from pyspark_ext.data import adtech  # noqa: E402
 from devtools.table_formats import PRODUCTS  # noqa: E402
 from tests.support import line_share  # noqa: E402
 from tests.support.differential import ENABLED, strict_session  # noqa: E402
+from tests.support.lines import EVERY_TEST_OPTION, keeps_line_subset  # noqa: E402
 from tests.support.rule_fixtures import VARIANT_TABLES, Case  # noqa: E402
 
 
@@ -123,6 +124,35 @@ def pytest_pycollect_makemodule(module_path, parent):
     return None
 
 
+def pytest_addoption(parser):
+    parser.addoption(EVERY_TEST_OPTION, action="store_true",
+                     help="on a Spark line older than the newest, run every collected test, not only the "
+                          "spark_lines subset CI runs there")
+
+
+def _keeps_line_subset(config) -> bool:
+    return keeps_line_subset(jar.spark_line(), config.option.markexpr,
+                             config.args_source == pytest.Config.ArgsSource.ARGS,
+                             config.getoption(EVERY_TEST_OPTION))
+
+
+def _line_subset_note(config) -> list[str]:
+    if not _keeps_line_subset(config):
+        return []
+    return [f"Spark {jar.spark_line()}: the spark_lines subset, as CI runs it on this line (the full suite is "
+            "written for the newest line); the table formats' tests run one product a run (python -m pytest "
+            f"tests/tables/delta); {EVERY_TEST_OPTION} runs every test"]
+
+
+def pytest_report_header(config):
+    return _line_subset_note(config)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    for line in _line_subset_note(config):  # also under -q, which hides the header
+        terminalreporter.write_line(line)
+
+
 def pytest_collection_modifyitems(config, items):
     line = jar.spark_line()
     positions: Counter[tuple[Path, str]] = Counter()
@@ -142,6 +172,9 @@ def pytest_collection_modifyitems(config, items):
             position += _outer_turn(item, outer_values.setdefault((item.path, test), []))
             if not line_share.runs_here(position, SHARED_OUT[test], line):
                 item.add_marker(pytest.mark.another_line)
+    if _keeps_line_subset(config):
+        config.hook.pytest_deselected(items=[item for item in items if not item.get_closest_marker("spark_lines")])
+        items[:] = [item for item in items if item.get_closest_marker("spark_lines")]
 
 
 def _variant_rule_case(item) -> bool:
