@@ -34,13 +34,8 @@ final class ExtConfEntry[T] private (entry: ConfigEntry[T], val valueType: Strin
    * reads, holds a value (as `valueOf` gives it) that is not of its type.
    */
   def check(valueOf: String => Option[String]): Unit =
-    (key +: alternatives).foreach { k =>
-      valueOf(k).foreach { raw =>
-        try entry.valueConverter(raw) catch {
-          case e: IllegalArgumentException if k != key =>
-            throw new IllegalArgumentException(s"${e.getMessage} (set as $k, the older name of $key)", e)
-        }
-      }
+    rejections(valueOf).foreach { case (k, _, e) =>
+      throw if (k == key) e else new IllegalArgumentException(s"${e.getMessage} (set as $k, the older name of $key)", e)
     }
 
   /**
@@ -50,17 +45,22 @@ final class ExtConfEntry[T] private (entry: ConfigEntry[T], val valueType: Strin
    * same way).
    */
   def badValues(valueOf: String => Option[String]): Seq[String] =
-    (key +: alternatives).flatMap { k =>
-      valueOf(k).filterNot(accepts).map { value =>
-        val name = if (k == key) k else s"$k (the older name of $key)"
-        val what = if (belowMinimum(value)) s"below its minimum ${minimum.get}" else s"not a $valueType"
-        s"$name is '$value', which is $what: use $takes"
-      }
+    rejections(valueOf).map { case (k, value, _) =>
+      val name = if (k == key) k else s"$k (the older name of $key)"
+      val what = if (belowMinimum(value)) s"below its minimum ${minimum.get}" else s"not a $valueType"
+      s"$name is '$value', which is $what: use $takes"
     }
 
-  /** Whether `raw` is a value of the setting's type, as Spark reads it (`true`/`false` for a boolean). */
-  private def accepts(raw: String): Boolean =
-    try { entry.valueConverter(raw); true } catch { case _: IllegalArgumentException => false }
+  /**
+   * Each of this key and its older keys whose value, as `valueOf` gives it, Spark's converter for
+   * the setting's type (and bound) refuses: the key, the value and Spark's error, in key order.
+   */
+  private def rejections(valueOf: String => Option[String]): Seq[(String, String, IllegalArgumentException)] =
+    (key +: alternatives).flatMap { k =>
+      valueOf(k).flatMap { raw =>
+        try { entry.valueConverter(raw); None } catch { case e: IllegalArgumentException => Some((k, raw, e)) }
+      }
+    }
 
   /** Whether `raw` is a whole number, as Spark reads one, below this setting's minimum. */
   private def belowMinimum(raw: String): Boolean =
